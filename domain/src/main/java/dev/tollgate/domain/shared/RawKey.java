@@ -1,0 +1,101 @@
+package dev.tollgate.domain.shared;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import java.util.zip.CRC32;
+
+/**
+ * Value object: a raw secret key ({@code gp-…} or {@code gpm-…}) as handed to its owner exactly once.
+ *
+ * <p>Format (GitHub token style): prefix + {@value #RANDOM_LENGTH} base62 characters drawn from the given
+ * generator (a {@code SecureRandom} in production, about 190 bits) + a {@value #CHECKSUM_LENGTH}-character
+ * base62 CRC32 of everything before it. The checksum lets {@link #parse} reject a mistyped or invented key
+ * without any database query. {@link #toString()} never reveals the secret.
+ */
+public final class RawKey {
+
+    public static final int RANDOM_LENGTH = 32;
+    public static final int CHECKSUM_LENGTH = 6;
+    private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+    private final KeyKind kind;
+    private final String value;
+
+    private RawKey(KeyKind kind, String value) {
+        this.kind = kind;
+        this.value = value;
+    }
+
+    public static RawKey generate(KeyKind kind, RandomGenerator random) {
+        StringBuilder body = new StringBuilder(kind.prefix());
+        for (int i = 0; i < RANDOM_LENGTH; i++) {
+            body.append(BASE62.charAt(random.nextInt(BASE62.length())));
+        }
+        String withoutChecksum = body.toString();
+        return new RawKey(kind, withoutChecksum + checksum(withoutChecksum));
+    }
+
+    /** Accepts only a well-formed key of the expected kind whose checksum matches. */
+    public static Optional<RawKey> parse(String candidate, KeyKind expected) {
+        if (candidate == null) {
+            return Optional.empty();
+        }
+        int length = expected.prefix().length() + RANDOM_LENGTH + CHECKSUM_LENGTH;
+        if (candidate.length() != length || !candidate.startsWith(expected.prefix())) {
+            return Optional.empty();
+        }
+        for (int i = expected.prefix().length(); i < length; i++) {
+            if (BASE62.indexOf(candidate.charAt(i)) < 0) {
+                return Optional.empty();
+            }
+        }
+        String withoutChecksum = candidate.substring(0, length - CHECKSUM_LENGTH);
+        if (!checksum(withoutChecksum).equals(candidate.substring(length - CHECKSUM_LENGTH))) {
+            return Optional.empty();
+        }
+        return Optional.of(new RawKey(expected, candidate));
+    }
+
+    public KeyKind kind() {
+        return kind;
+    }
+
+    /** The secret itself: only for the one create response and for hashing. */
+    public String reveal() {
+        return value;
+    }
+
+    /** Masked display form: prefix, three characters, an ellipsis, the last four characters. */
+    public String label() {
+        int start = kind.prefix().length();
+        return kind.prefix() + value.substring(start, start + 3) + "..." + value.substring(value.length() - 4);
+    }
+
+    private static String checksum(String text) {
+        CRC32 crc = new CRC32();
+        crc.update(text.getBytes(StandardCharsets.US_ASCII));
+        long n = crc.getValue();
+        char[] out = new char[CHECKSUM_LENGTH];
+        for (int i = CHECKSUM_LENGTH - 1; i >= 0; i--) {
+            out[i] = BASE62.charAt((int) (n % 62));
+            n /= 62;
+        }
+        return new String(out);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RawKey other && other.value.equals(value);
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "RawKey[" + label() + "]";
+    }
+}
