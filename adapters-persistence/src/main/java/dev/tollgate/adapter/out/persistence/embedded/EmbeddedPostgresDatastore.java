@@ -67,6 +67,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                         .setServerConfig("synchronous_commit", durable ? "on" : "off")
                         .setServerConfig("full_page_writes", durable ? "on" : "off")
                         .setPGStartupWait(Duration.ofSeconds(60))
+                        .setRegisterShutdownHook(false)
                         .start();
                 ensureDatabase(postgres.getPort());
                 return new EmbeddedPostgresDatastore(pgData, postgres.getPort(), postgres);

@@ -1,0 +1,78 @@
+package dev.tollgate.adapter.in.http.common;
+
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.HttpResponse;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * HTTP adapter: the two error envelopes of §7. The control plane ({@code /api/v1/keys*}) answers
+ * {@code {success:false, error:{message, statusCode, code, requestId, timestamp}}} (§7.1 plus the integer
+ * {@code code} of sdk-contract.md); every other route answers the model-surface shape
+ * {@code {error:{message, type, code, param}}} (§7.2).
+ */
+public final class ApiErrors {
+
+    public static final DateTimeFormatter MILLIS_UTC =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private ApiErrors() {
+    }
+
+    /** A §7.2 error: {@code code} is a string such as {@code invalid_api_key}, {@code type} its family. */
+    public record ModelError(String type, String code, String param) {
+    }
+
+    public static boolean isControlPlane(HttpRequest<?> request) {
+        String path = request.getPath();
+        return path.equals("/api/v1/keys") || path.startsWith("/api/v1/keys/") || path.startsWith("/api/");
+    }
+
+    public static MutableHttpResponse<Map<String, Object>> respond(HttpRequest<?> request, HttpStatus status,
+            String message, ModelError modelError, Clock clock) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (isControlPlane(request)) {
+            error.put("message", message);
+            error.put("statusCode", status.getCode());
+            error.put("code", status.getCode());
+            error.put("requestId", RequestIds.of(request));
+            error.put("timestamp", MILLIS_UTC.format(Instant.now(clock)));
+            body.put("success", false);
+        } else {
+            error.put("message", message);
+            error.put("type", modelError.type());
+            error.put("code", modelError.code());
+            error.put("param", modelError.param());
+        }
+        body.put("error", error);
+        return HttpResponse.<Map<String, Object>>status(status)
+                .contentType(MediaType.APPLICATION_JSON_TYPE)
+                .header(RequestIds.HEADER, RequestIds.of(request))
+                .body(body);
+    }
+
+    /** The model-surface classification of a status without a more specific code. */
+    public static ModelError genericModelError(HttpStatus status, String param) {
+        return switch (status) {
+            case BAD_REQUEST, UNPROCESSABLE_ENTITY -> new ModelError("invalid_request_error", "invalid_request", param);
+            case UNAUTHORIZED -> new ModelError("authentication_error", "invalid_api_key", param);
+            case FORBIDDEN -> new ModelError("permission_error", "forbidden", param);
+            case NOT_FOUND -> new ModelError("invalid_request_error", "not_found", param);
+            case METHOD_NOT_ALLOWED -> new ModelError("invalid_request_error", "method_not_allowed", param);
+            case REQUEST_ENTITY_TOO_LARGE -> new ModelError("invalid_request_error", "request_too_large", param);
+            case UNSUPPORTED_MEDIA_TYPE -> new ModelError("invalid_request_error", "unsupported_media_type", param);
+            case SERVICE_UNAVAILABLE -> new ModelError("api_error", "service_unavailable", param);
+            default -> status.getCode() >= 500
+                    ? new ModelError("api_error", "internal_error", param)
+                    : new ModelError("invalid_request_error", "invalid_request", param);
+        };
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tollgate.adapter.in.http.common;
+
+import io.micronaut.context.annotation.Primary;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.server.exceptions.response.Error;
+import io.micronaut.http.server.exceptions.response.ErrorContext;
+import io.micronaut.http.server.exceptions.response.ErrorResponseProcessor;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * HTTP adapter: errors raised by the framework itself (no such route, wrong method, body too large, unreadable
+ * body, unsupported media type) get the same envelopes as the service's own errors, never Micronaut's default.
+ */
+@Primary
+@Singleton
+public final class EnvelopeErrorResponseProcessor implements ErrorResponseProcessor<Map<String, Object>> {
+
+    private final Clock clock;
+
+    EnvelopeErrorResponseProcessor(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public MutableHttpResponse<Map<String, Object>> processResponse(ErrorContext context,
+            MutableHttpResponse<?> response) {
+        HttpStatus status = response.getStatus();
+        String message = messageFor(context, status);
+        MutableHttpResponse<Map<String, Object>> envelope = ApiErrors.respond(context.getRequest(), status, message,
+                ApiErrors.genericModelError(status, null), clock);
+        response.getHeaders().forEach((name, values) -> {
+            if (!name.equalsIgnoreCase("content-type") && !name.equalsIgnoreCase("content-length")) {
+                values.forEach(v -> envelope.getHeaders().add(name, v));
+            }
+        });
+        return envelope;
+    }
+
+    private static String messageFor(ErrorContext context, HttpStatus status) {
+        String method = context.getRequest().getMethodName();
+        String path = context.getRequest().getPath();
+        return switch (status) {
+            case NOT_FOUND -> "No such route: " + method + " " + path;
+            case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
+            case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large";
+            case UNSUPPORTED_MEDIA_TYPE -> "Unsupported Content-Type: send application/json";
+            case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";
+            case BAD_REQUEST -> context.getErrors().stream().map(Error::getMessage).findFirst()
+                    .map(m -> "Bad request: " + m).orElse("Bad request");
+            default -> status.getCode() >= 500
+                    ? "Internal error; quote the x-request-id header when reporting it"
+                    : status.getReason();
+        };
+    }
+}

@@ -1,0 +1,135 @@
+package dev.tollgate.adapter.in.http.common;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A request body that must be one JSON object, read with Jackson's streaming parser so that absent and
+ * {@code null} fields stay distinct (PATCH semantics), numbers stay exact decimals (money never passes through
+ * {@code double}), and duplicate fields, trailing data and malformed JSON are refused with a 400.
+ */
+public final class JsonObjectBody {
+
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
+            .build();
+
+    /** A top-level field's value: {@code null}, a Boolean, a String, a BigDecimal, or {@link #NESTED}. */
+    private final Map<String, Object> fields;
+
+    /** Marker for an object or array value (the control plane has no nested fields). */
+    public static final Object NESTED = new Object();
+
+    private JsonObjectBody(Map<String, Object> fields) {
+        this.fields = fields;
+    }
+
+    public static JsonObjectBody parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw new InvalidRequestException(null, "Request body is empty: send a JSON object");
+        }
+        Map<String, Object> fields = new LinkedHashMap<>();
+        try (JsonParser parser = FACTORY.createParser(body)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new InvalidRequestException(null, "Request body must be a JSON object");
+            }
+            JsonToken token;
+            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                if (fields.containsKey(name)) {
+                    throw new InvalidRequestException(name, "Field '" + name + "' appears more than once");
+                }
+                fields.put(name, readValue(parser, parser.nextToken()));
+            }
+            if (token != JsonToken.END_OBJECT || parser.nextToken() != null) {
+                throw new InvalidRequestException(null, "Request body must be exactly one JSON object");
+            }
+        } catch (JsonParseException e) {
+            throw new InvalidRequestException(null, "Malformed JSON in request body: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new InvalidRequestException(null, "Unreadable request body: " + e.getMessage());
+        }
+        return new JsonObjectBody(Collections.unmodifiableMap(fields));
+    }
+
+    private static Object readValue(JsonParser parser, JsonToken token) throws IOException {
+        return switch (token) {
+            case VALUE_NULL -> null;
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_STRING -> parser.getText();
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
+            case START_OBJECT, START_ARRAY -> {
+                parser.skipChildren();
+                yield NESTED;
+            }
+            default -> throw new InvalidRequestException(null, "Malformed JSON in request body");
+        };
+    }
+
+    public Set<String> names() {
+        return fields.keySet();
+    }
+
+    public boolean has(String name) {
+        return fields.containsKey(name);
+    }
+
+    /** Present with the literal {@code null}. */
+    public boolean isNull(String name) {
+        return fields.containsKey(name) && fields.get(name) == null;
+    }
+
+    public String string(String name) {
+        Object value = fields.get(name);
+        if (value instanceof String s) {
+            return s;
+        }
+        throw wrongType(name, "a string", value);
+    }
+
+    public boolean bool(String name) {
+        Object value = fields.get(name);
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        throw wrongType(name, "true or false", value);
+    }
+
+    public BigDecimal number(String name) {
+        Object value = fields.get(name);
+        if (value instanceof BigDecimal d) {
+            return d;
+        }
+        throw wrongType(name, "a number", value);
+    }
+
+    private static InvalidRequestException wrongType(String name, String expected, Object actual) {
+        return new InvalidRequestException(name, "'" + name + "' must be " + expected + ", got " + describe(actual));
+    }
+
+    private static String describe(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value == NESTED) {
+            return "an object or array";
+        }
+        if (value instanceof String) {
+            return "a string";
+        }
+        if (value instanceof Boolean) {
+            return "a boolean";
+        }
+        return "a number";
+    }
+}

@@ -1,0 +1,76 @@
+package dev.tollgate.bootstrap;
+
+import dev.tollgate.adapter.out.persistence.embedded.EmbeddedPostgresDatastore;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Chooses the datastore before the application context starts: the PostgreSQL named by
+ * {@code DATASOURCES_DEFAULT_URL} (or the {@code datasources.default.url} system property), else the embedded
+ * default in {@code TOLLGATE_DATA_DIR} (default {@code ./tollgate-data}).
+ */
+public final class Datastore implements AutoCloseable {
+
+    static final String DEFAULT_DATA_DIR = "tollgate-data";
+
+    private final Map<String, Object> properties;
+    private final String description;
+    private final EmbeddedPostgresDatastore embedded;
+
+    private Datastore(Map<String, Object> properties, String description, EmbeddedPostgresDatastore embedded) {
+        this.properties = properties;
+        this.description = description;
+        this.embedded = embedded;
+    }
+
+    public static Datastore select(Map<String, String> env) throws IOException {
+        String url = firstNonBlank(System.getProperty("datasources.default.url"), env.get("DATASOURCES_DEFAULT_URL"));
+        if (url != null) {
+            return new Datastore(Map.of(), "external PostgreSQL at " + redact(url), null);
+        }
+        Path dataDir = Path.of(firstNonBlank(System.getProperty("tollgate.data-dir"), env.get("TOLLGATE_DATA_DIR"),
+                DEFAULT_DATA_DIR));
+        EmbeddedPostgresDatastore embedded = EmbeddedPostgresDatastore.attachOrStart(dataDir, true);
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("datasources.default.url", embedded.jdbcUrl());
+        properties.put("datasources.default.username", embedded.username());
+        properties.put("datasources.default.password", "");
+        String how = embedded.startedHere() ? "started by this process" : "already running, attached";
+        return new Datastore(properties, "embedded PostgreSQL 17 with data in " + embedded.dataDirectory()
+                + " (port " + embedded.port() + ", " + how + ")", embedded);
+    }
+
+    /** Properties that point the default datasource at the chosen server (none for an external URL). */
+    public Map<String, Object> properties() {
+        return properties;
+    }
+
+    /** One line for the log: which datastore is in use. Never contains credentials. */
+    public String description() {
+        return description;
+    }
+
+    /** Drops user info and query parameters (which may carry a password) from a JDBC URL. */
+    static String redact(String jdbcUrl) {
+        String withoutQuery = jdbcUrl.replaceFirst("\\?.*$", "");
+        return withoutQuery.replaceFirst("//[^/@]*@", "//");
+    }
+
+    private static String firstNonBlank(String... values) {
+        for (String value : values) {
+            if (value != null && !value.isBlank()) {
+                return value;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (embedded != null) {
+            embedded.close();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.tollgate.bootstrap;
+
+import dev.tollgate.bootstrap.cli.AdminCommand;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.Micronaut;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of the one jar: with no arguments (or {@code serve}) it serves the gateway; {@code admin …} runs
+ * an operator command against the same datastore and exits.
+ */
+@Command(name = "tollgate", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
+        description = "Self-hostable inference gateway with key management.",
+        subcommands = {TollgateApplication.Serve.class, AdminCommand.class})
+public final class TollgateApplication implements Callable<Integer> {
+
+    public static void main(String[] args) {
+        if (args.length == 0) {
+            int exit = serve();
+            if (exit != 0) {
+                System.exit(exit);
+            }
+            return; // the server's non-daemon threads keep the JVM alive
+        }
+        if (!"serve".equals(args[0])) {
+            // Operator commands: stdout carries only the requested value, logs go to stderr.
+            System.setProperty("tollgate.log.target", "System.err");
+            System.setProperty("tollgate.log.level", "WARN");
+        }
+        int exit = new CommandLine(new TollgateApplication()).execute(args);
+        if (exit != 0 || !"serve".equals(args[0])) {
+            System.exit(exit);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        return serve();
+    }
+
+    /** Starts the HTTP server on the chosen datastore; returns only on a start-up failure. */
+    static int serve() {
+        Logger log = LoggerFactory.getLogger(TollgateApplication.class);
+        Datastore datastore;
+        try {
+            datastore = Datastore.select(System.getenv());
+        } catch (Exception e) {
+            log.error("Cannot open the datastore: {}", e.getMessage(), e);
+            return 1;
+        }
+        log.info("Datastore: {}", datastore.description());
+        ApplicationContext context;
+        try {
+            context = Micronaut.build(new String[0])
+                    .mainClass(TollgateApplication.class)
+                    .properties(datastore.properties())
+                    .banner(false)
+                    .start();
+        } catch (RuntimeException e) {
+            log.error("Tollgate failed to start: {}", e.getMessage(), e);
+            closeQuietly(datastore);
+            return 1;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            context.close(); // stop serving and close the connection pool first, then the embedded server
+            closeQuietly(datastore);
+        }, "tollgate-shutdown"));
+        return 0;
+    }
+
+    private static void closeQuietly(Datastore datastore) {
+        try {
+            datastore.close();
+        } catch (Exception e) {
+            LoggerFactory.getLogger(TollgateApplication.class).warn("Stopping the embedded PostgreSQL failed: {}",
+                    e.getMessage());
+        }
+    }
+
+    /** {@code tollgate serve}: the same as no arguments. */
+    @Command(name = "serve", description = "Serve the gateway (the default when no command is given).")
+    static final class Serve implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            return serve();
+        }
+    }
+}

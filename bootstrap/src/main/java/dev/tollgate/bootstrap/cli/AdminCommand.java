@@ -1,0 +1,314 @@
+package dev.tollgate.bootstrap.cli;
+
+import dev.tollgate.application.port.in.UseCaseException;
+import dev.tollgate.application.port.in.account.CreditAccountUseCase;
+import dev.tollgate.application.port.in.account.FindAccountUseCase;
+import dev.tollgate.application.port.in.account.OpenAccountCommand;
+import dev.tollgate.application.port.in.account.OpenAccountUseCase;
+import dev.tollgate.application.port.in.account.VerifyAccountEmailUseCase;
+import dev.tollgate.application.port.in.auth.ManagementPrincipal;
+import dev.tollgate.application.port.in.keys.CreateApiKeyCommand;
+import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
+import dev.tollgate.application.port.in.managementkey.CreateManagementKeyCommand;
+import dev.tollgate.application.port.in.managementkey.CreateManagementKeyUseCase;
+import dev.tollgate.application.port.in.managementkey.DisableManagementKeyUseCase;
+import dev.tollgate.domain.account.Email;
+import dev.tollgate.domain.apikey.LimitReset;
+import dev.tollgate.domain.managementkey.ManagementAccess;
+import dev.tollgate.domain.shared.DomainRuleViolation;
+import dev.tollgate.domain.shared.KeyName;
+import dev.tollgate.domain.shared.Usd;
+import io.micronaut.context.ApplicationContext;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * The operator CLI ({@code tollgate admin …}). Each command prints only its requested value on stdout; errors go
+ * to stderr with exit code 1, bad arguments print usage with exit code 2.
+ */
+@Command(name = "admin", mixinStandardHelpOptions = true, description = "Operator commands.",
+        subcommands = {AdminCommand.AccountCommands.class, AdminCommand.ManagementKeyCommands.class,
+                AdminCommand.ApiKeyCommands.class})
+public final class AdminCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    /** Where commands run; replaced in tests. */
+    CliContext context = new DatastoreCliContext();
+
+    @Override
+    public Integer call() {
+        throw new ParameterException(spec.commandLine(), "Missing command: account, management-key or api-key");
+    }
+
+    /** Runs a use case and turns refusals into a one-line error and exit code 1. */
+    int execute(CommandSpec commandSpec, Function<ApplicationContext, String> command) {
+        PrintWriter out = commandSpec.commandLine().getOut();
+        PrintWriter err = commandSpec.commandLine().getErr();
+        try {
+            String value = context.run(command);
+            if (value != null) {
+                out.println(value);
+                out.flush();
+            }
+            return 0;
+        } catch (UseCaseException | DomainRuleViolation e) {
+            err.println("error: " + e.getMessage());
+        } catch (Exception e) {
+            err.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+        err.flush();
+        return 1;
+    }
+
+    static Email email(CommandSpec spec, String value) {
+        try {
+            return new Email(value);
+        } catch (DomainRuleViolation e) {
+            throw new ParameterException(spec.commandLine(), "--email: " + e.getMessage());
+        }
+    }
+
+    static KeyName name(CommandSpec spec, String value) {
+        try {
+            return new KeyName(value);
+        } catch (DomainRuleViolation e) {
+            throw new ParameterException(spec.commandLine(), "--name: " + e.getMessage());
+        }
+    }
+
+    static Usd usd(CommandSpec spec, String option, String value, boolean mustBePositive) {
+        try {
+            BigDecimal dollars = new BigDecimal(value.strip());
+            Usd amount = Usd.ofDollars(dollars);
+            if (mustBePositive && !amount.isPositive()) {
+                throw new ParameterException(spec.commandLine(), option + " must be a positive USD amount");
+            }
+            return amount;
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new ParameterException(spec.commandLine(), option + " must be a USD amount such as 10 or 2.5");
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage());
+        }
+    }
+
+    static Instant timestamp(CommandSpec spec, String option, String value) {
+        try {
+            return OffsetDateTime.parse(value.strip()).toInstant();
+        } catch (DateTimeParseException e) {
+            throw new ParameterException(spec.commandLine(),
+                    option + " must be an ISO 8601 timestamp with a zone, e.g. 2030-01-31T00:00:00Z");
+        }
+    }
+
+    /** {@code admin account …}. */
+    @Command(name = "account", mixinStandardHelpOptions = true, description = "Manage accounts.",
+            subcommands = {AccountCommands.Create.class, AccountCommands.Verify.class, AccountCommands.Credit.class})
+    static final class AccountCommands implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @ParentCommand
+        AdminCommand admin;
+
+        @Override
+        public Integer call() {
+            throw new ParameterException(spec.commandLine(), "Missing command: create, verify or credit");
+        }
+
+        /** Prints the new account's id. */
+        @Command(name = "create", mixinStandardHelpOptions = true, description = "Open an account; prints its id.")
+        static final class Create implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            AccountCommands parent;
+            @Option(names = "--email", required = true, description = "The account's e-mail address.")
+            String email;
+            @Option(names = "--verified", description = "Mark the e-mail as verified.")
+            boolean verified;
+            @Option(names = "--credit", description = "Opening prepaid balance in USD.", defaultValue = "0")
+            String credit;
+
+            @Override
+            public Integer call() {
+                var command = new OpenAccountCommand(email(spec, email), verified, usd(spec, "--credit", credit, false));
+                return parent.admin.execute(spec,
+                        ctx -> ctx.getBean(OpenAccountUseCase.class).open(command).toString());
+            }
+        }
+
+        /** Prints nothing. */
+        @Command(name = "verify", mixinStandardHelpOptions = true, description = "Mark an account's e-mail verified.")
+        static final class Verify implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            AccountCommands parent;
+            @Option(names = "--email", required = true)
+            String email;
+
+            @Override
+            public Integer call() {
+                Email address = email(spec, email);
+                return parent.admin.execute(spec, ctx -> {
+                    ctx.getBean(VerifyAccountEmailUseCase.class).verify(address);
+                    return null;
+                });
+            }
+        }
+
+        /** Prints the balance after the credit, in USD. */
+        @Command(name = "credit", mixinStandardHelpOptions = true,
+                description = "Add prepaid funds; prints the new balance in USD.")
+        static final class Credit implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            AccountCommands parent;
+            @Option(names = "--email", required = true)
+            String email;
+            @Option(names = "--usd", required = true, description = "Amount in USD, e.g. 25 or 0.5.")
+            String usd;
+
+            @Override
+            public Integer call() {
+                Email address = email(spec, email);
+                Usd amount = usd(spec, "--usd", usd, true);
+                return parent.admin.execute(spec, ctx -> ctx.getBean(CreditAccountUseCase.class)
+                        .credit(address, amount).toDollars().toPlainString());
+            }
+        }
+    }
+
+    /** {@code admin management-key …}. */
+    @Command(name = "management-key", mixinStandardHelpOptions = true, description = "Manage management keys.",
+            subcommands = {ManagementKeyCommands.Create.class, ManagementKeyCommands.Disable.class})
+    static final class ManagementKeyCommands implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @ParentCommand
+        AdminCommand admin;
+
+        @Override
+        public Integer call() {
+            throw new ParameterException(spec.commandLine(), "Missing command: create or disable");
+        }
+
+        /** Prints the raw gpm- key: the only time it is shown. */
+        @Command(name = "create", mixinStandardHelpOptions = true,
+                description = "Create a management key; prints the raw gpm- key (shown once).")
+        static final class Create implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            ManagementKeyCommands parent;
+            @Option(names = "--email", required = true)
+            String email;
+            @Option(names = "--name", required = true)
+            String name;
+            @Option(names = "--access", defaultValue = "read_write", description = "read_only or read_write.")
+            String access;
+            @Option(names = "--expires-at", description = "ISO 8601 timestamp with a zone.")
+            String expiresAt;
+
+            @Override
+            public Integer call() {
+                ManagementAccess mode = ManagementAccess.fromWireName(access.toLowerCase(Locale.ROOT))
+                        .orElseThrow(() -> new ParameterException(spec.commandLine(),
+                                "--access must be read_only or read_write"));
+                var command = new CreateManagementKeyCommand(email(spec, email), name(spec, name), mode,
+                        expiresAt == null ? null : timestamp(spec, "--expires-at", expiresAt));
+                return parent.admin.execute(spec, ctx -> ctx.getBean(CreateManagementKeyUseCase.class)
+                        .create(command).rawKey().reveal());
+            }
+        }
+
+        /** Prints nothing. */
+        @Command(name = "disable", mixinStandardHelpOptions = true, description = "Disable a management key.")
+        static final class Disable implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            ManagementKeyCommands parent;
+            @Option(names = "--email", required = true)
+            String email;
+            @Option(names = "--name", required = true)
+            String name;
+
+            @Override
+            public Integer call() {
+                Email address = email(spec, email);
+                KeyName keyName = name(spec, name);
+                return parent.admin.execute(spec, ctx -> {
+                    ctx.getBean(DisableManagementKeyUseCase.class).disable(address, keyName);
+                    return null;
+                });
+            }
+        }
+    }
+
+    /** {@code admin api-key …}. */
+    @Command(name = "api-key", mixinStandardHelpOptions = true, description = "Manage regular API keys.",
+            subcommands = {ApiKeyCommands.Create.class})
+    static final class ApiKeyCommands implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @ParentCommand
+        AdminCommand admin;
+
+        @Override
+        public Integer call() {
+            throw new ParameterException(spec.commandLine(), "Missing command: create");
+        }
+
+        /** Prints the raw gp- key: the only time it is shown. */
+        @Command(name = "create", mixinStandardHelpOptions = true,
+                description = "Create a regular key; prints the raw gp- key (shown once).")
+        static final class Create implements Callable<Integer> {
+            @Spec
+            CommandSpec spec;
+            @ParentCommand
+            ApiKeyCommands parent;
+            @Option(names = "--email", required = true)
+            String email;
+            @Option(names = "--name", required = true)
+            String name;
+            @Option(names = "--limit", description = "Spend cap in USD.")
+            String limit;
+            @Option(names = "--limit-reset", description = "daily, weekly or monthly (needs --limit).")
+            String limitReset;
+            @Option(names = "--expires-at", description = "ISO 8601 timestamp with a zone.")
+            String expiresAt;
+
+            @Override
+            public Integer call() {
+                Email address = email(spec, email);
+                LimitReset reset = limitReset == null ? null
+                        : LimitReset.fromWireName(limitReset.toLowerCase(Locale.ROOT)).orElseThrow(() ->
+                                new ParameterException(spec.commandLine(),
+                                        "--limit-reset must be daily, weekly or monthly"));
+                var command = new CreateApiKeyCommand(name(spec, name),
+                        limit == null ? null : usd(spec, "--limit", limit, true), reset,
+                        expiresAt == null ? null : timestamp(spec, "--expires-at", expiresAt));
+                return parent.admin.execute(spec, ctx -> {
+                    var account = ctx.getBean(FindAccountUseCase.class).byEmail(address);
+                    return ctx.getBean(CreateApiKeyUseCase.class)
+                            .create(ManagementPrincipal.operator(account.id()), command).rawKey().reveal();
+                });
+            }
+        }
+    }
+}

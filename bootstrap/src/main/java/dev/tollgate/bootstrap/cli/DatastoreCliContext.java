@@ -1,0 +1,21 @@
+package dev.tollgate.bootstrap.cli;
+
+import dev.tollgate.bootstrap.Datastore;
+import io.micronaut.context.ApplicationContext;
+import java.io.IOException;
+import java.util.function.Function;
+
+/**
+ * {@link CliContext} on the datastore the server uses ({@link Datastore#select}); with the embedded default it
+ * attaches to the running gateway's PostgreSQL, or starts one for the duration of the command.
+ */
+final class DatastoreCliContext implements CliContext {
+
+    @Override
+    public <T> T run(Function<ApplicationContext, T> command) throws IOException {
+        try (Datastore datastore = Datastore.select(System.getenv());
+                ApplicationContext context = ApplicationContext.builder().properties(datastore.properties()).start()) {
+            return command.apply(context);
+        }
+    }
+}
