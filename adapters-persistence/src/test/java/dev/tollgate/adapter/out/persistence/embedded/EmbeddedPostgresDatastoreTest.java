@@ -1,0 +1,64 @@
+package dev.tollgate.adapter.out.persistence.embedded;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The embedded default: a real PostgreSQL whose data survives restarts, shared by a second process's attach. */
+class EmbeddedPostgresDatastoreTest {
+
+    @TempDir
+    Path dataDir;
+
+    private static Connection connect(EmbeddedPostgresDatastore datastore) throws Exception {
+        return DriverManager.getConnection(datastore.jdbcUrl(), datastore.username(), "");
+    }
+
+    @Test
+    void dataSurvivesARestartAndASecondUserAttachesToTheRunningServer() throws Exception {
+        try (EmbeddedPostgresDatastore first = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+            assertTrue(first.startedHere());
+            assertEquals(dataDir.toAbsolutePath().resolve("postgres"), first.dataDirectory());
+            try (Connection c = connect(first); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE survivor (v text)");
+                s.execute("INSERT INTO survivor VALUES ('kept')");
+            }
+            // A second user of the same directory (the CLI while the gateway runs) attaches instead of starting.
+            try (EmbeddedPostgresDatastore second = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+                assertFalse(second.startedHere());
+                assertEquals(first.port(), second.port());
+            }
+            // Closing an attached handle leaves the server running.
+            try (Connection c = connect(first)) {
+                assertTrue(c.isValid(2));
+            }
+        }
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "the server stopped on close");
+
+        try (EmbeddedPostgresDatastore restarted = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+                Connection c = connect(restarted);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT v FROM survivor")) {
+            assertTrue(restarted.startedHere());
+            assertTrue(rs.next());
+            assertEquals("kept", rs.getString(1));
+        }
+    }
+
+    @Test
+    void aStalePidFileDoesNotCountAsARunningServer() throws Exception {
+        Path pgData = dataDir.resolve("postgres");
+        Files.createDirectories(pgData);
+        Files.writeString(pgData.resolve("postmaster.pid"), "999999999\n" + pgData + "\n0\n5\n\n");
+        assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData).isEmpty());
+    }
+}
