@@ -39,6 +39,8 @@ class BadInputE2ETest extends GatewayE2ETest {
                 new Case("{\"name\":\"x\",\"limit\":-1}", "limit"),
                 new Case("{\"name\":\"x\",\"limit\":0.0000001}", "limit"),
                 new Case("{\"name\":\"x\",\"limit\":1e400}", "limit"),
+                new Case("{\"name\":\"x\",\"limit\":1e-2147483648}", "limit"),
+                new Case("{\"name\":\"x\",\"limit\":1e2147483647}", "limit"),
                 new Case("{\"name\":\"x\",\"limit\":true}", "limit"),
                 new Case("{\"name\":\"x\",\"limit\":{}}", "limit"),
                 new Case("{\"name\":\"x\",\"limit\":1,\"limit_reset\":\"hourly\"}", "limit_reset"),

@@ -67,13 +67,22 @@ public final class JsonObjectBody {
             case VALUE_TRUE -> Boolean.TRUE;
             case VALUE_FALSE -> Boolean.FALSE;
             case VALUE_STRING -> parser.getText();
-            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> decimal(parser);
             case START_OBJECT, START_ARRAY -> {
                 parser.skipChildren();
                 yield NESTED;
             }
             default -> throw new InvalidRequestException(null, "Malformed JSON in request body");
         };
+    }
+
+    private static BigDecimal decimal(JsonParser parser) throws IOException {
+        try {
+            return parser.getDecimalValue();
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new InvalidRequestException(parser.currentName(), "'" + parser.currentName()
+                    + "' is a number out of range: " + parser.getText());
+        }
     }
 
     public Set<String> names() {
