@@ -1,0 +1,74 @@
+package dev.tollgate.domain.shared;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class KeyNameTest {
+
+    private static DomainRuleViolation refused(String value) {
+        DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> new KeyName(value));
+        assertEquals("name", violation.field());
+        return violation;
+    }
+
+    @Test
+    void nameIsRequired() {
+        assertEquals("name is required", refused(null).getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "   ", "\t", "\n", " \t\r\n ", "\u2003", "\u3000"})
+    void blankNamesAreRefused(String value) {
+        assertEquals("name must not be empty", refused(value).getMessage());
+    }
+
+    @Test
+    void surroundingWhitespaceIsTrimmed() {
+        assertEquals("prod key", new KeyName("  prod key  ").value());
+        assertEquals("prod key", new KeyName("\tprod key\n").value());
+        assertEquals("prod key", new KeyName("\u2003prod key\u3000").value());
+        assertEquals(new KeyName("x"), new KeyName(" x "));
+        assertEquals("x", new KeyName(" x ").toString());
+    }
+
+    @Test
+    void oneToOneHundredTwentyEightCodePointsAreAccepted() {
+        assertEquals("a", new KeyName("a").value());
+        String max = "a".repeat(KeyName.MAX_LENGTH);
+        assertEquals(max, new KeyName(max).value());
+        assertEquals(max, new KeyName("  " + max + "  ").value(), "length counts after trimming");
+    }
+
+    @Test
+    void moreThanOneHundredTwentyEightCodePointsAreRefused() {
+        assertEquals("name must be at most 128 characters", refused("a".repeat(129)).getMessage());
+        refused("a".repeat(10_000));
+    }
+
+    @Test
+    void lengthCountsCodePointsNotUtf16Units() {
+        String emoji = "\uD83D\uDD11"; // one code point, two chars
+        String max = emoji.repeat(128);
+        assertEquals(256, max.length());
+        assertEquals(max, new KeyName(max).value());
+        refused(emoji.repeat(129));
+        assertEquals("é".repeat(128), new KeyName("é".repeat(128)).value());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a\u0000b", "a\nb", "a\tb", "a\rb", "a\u001bb", "a\u007fb", "a\u0085b", "a\u009fb",
+            "\u0000", "\u0007name"})
+    void controlCharactersAreRefused(String value) {
+        assertEquals("name must not contain control characters", refused(value).getMessage());
+    }
+
+    @Test
+    void ordinaryPunctuationAndUnicodeAreFine() {
+        String value = "Prod – eu-west-1 (Ärger) #2 🚀";
+        assertEquals(value, new KeyName(value).value());
+    }
+}
