@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * Chooses the datastore before the application context starts: the PostgreSQL named by
@@ -18,6 +19,7 @@ public final class Datastore implements AutoCloseable {
     private final Map<String, Object> properties;
     private final String description;
     private final EmbeddedPostgresDatastore embedded;
+    private boolean closed;
 
     private Datastore(Map<String, Object> properties, String description, EmbeddedPostgresDatastore embedded) {
         this.properties = properties;
@@ -67,10 +69,17 @@ public final class Datastore implements AutoCloseable {
         return null;
     }
 
+    /** Stops the embedded server if this process started it; idempotent and never throws. */
     @Override
-    public void close() throws IOException {
-        if (embedded != null) {
-            embedded.close();
+    public synchronized void close() {
+        if (embedded != null && !closed) {
+            closed = true;
+            try {
+                embedded.close();
+            } catch (IOException | RuntimeException e) {
+                LoggerFactory.getLogger(Datastore.class).warn("Stopping the embedded PostgreSQL failed: {}",
+                        e.getMessage());
+            }
         }
     }
 }

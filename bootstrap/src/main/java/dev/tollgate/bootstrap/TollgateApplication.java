@@ -1,7 +1,6 @@
 package dev.tollgate.bootstrap;
 
 import dev.tollgate.bootstrap.cli.AdminCommand;
-import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.Micronaut;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -53,32 +52,21 @@ public final class TollgateApplication implements Callable<Integer> {
             return 1;
         }
         log.info("Datastore: {}", datastore.description());
-        ApplicationContext context;
         try {
-            context = Micronaut.build(new String[0])
+            // Micronaut's own shutdown hook stops the server and the context; EmbeddedDatastoreShutdown then
+            // stops the embedded PostgreSQL after the connection pool is closed.
+            Micronaut.build(new String[0])
                     .mainClass(TollgateApplication.class)
                     .properties(datastore.properties())
+                    .singletons(datastore)
                     .banner(false)
                     .start();
         } catch (RuntimeException e) {
             log.error("Tollgate failed to start: {}", e.getMessage(), e);
-            closeQuietly(datastore);
+            datastore.close();
             return 1;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            context.close(); // stop serving and close the connection pool first, then the embedded server
-            closeQuietly(datastore);
-        }, "tollgate-shutdown"));
         return 0;
-    }
-
-    private static void closeQuietly(Datastore datastore) {
-        try {
-            datastore.close();
-        } catch (Exception e) {
-            LoggerFactory.getLogger(TollgateApplication.class).warn("Stopping the embedded PostgreSQL failed: {}",
-                    e.getMessage());
-        }
     }
 
     /** {@code tollgate serve}: the same as no arguments. */

@@ -14,7 +14,8 @@ final class DatastoreCliContext implements CliContext {
     @Override
     public <T> T run(Function<ApplicationContext, T> command) throws IOException {
         try (Datastore datastore = Datastore.select(System.getenv());
-                ApplicationContext context = ApplicationContext.builder().properties(datastore.properties()).start()) {
+                ApplicationContext context = ApplicationContext.builder().properties(datastore.properties())
+                        .singletons(datastore).start()) {
             return command.apply(context);
         }
     }
