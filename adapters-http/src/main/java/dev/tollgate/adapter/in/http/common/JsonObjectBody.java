@@ -23,11 +23,8 @@ public final class JsonObjectBody {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
             .build();
 
-    /** A top-level field's value: {@code null}, a Boolean, a String, a BigDecimal, or {@link #NESTED}. */
+    /** A field's value: {@code null}, a Boolean, a String, a BigDecimal, a Map (object) or a List (array). */
     private final Map<String, Object> fields;
-
-    /** Marker for an object or array value (the control plane has no nested fields). */
-    public static final Object NESTED = new Object();
 
     private JsonObjectBody(Map<String, Object> fields) {
         this.fields = fields;
@@ -68,9 +65,22 @@ public final class JsonObjectBody {
             case VALUE_FALSE -> Boolean.FALSE;
             case VALUE_STRING -> parser.getText();
             case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> decimal(parser);
-            case START_OBJECT, START_ARRAY -> {
-                parser.skipChildren();
-                yield NESTED;
+            case START_OBJECT -> {
+                Map<String, Object> object = new LinkedHashMap<>();
+                JsonToken next;
+                while ((next = parser.nextToken()) == JsonToken.FIELD_NAME) {
+                    String name = parser.currentName();
+                    object.put(name, readValue(parser, parser.nextToken()));
+                }
+                yield object;
+            }
+            case START_ARRAY -> {
+                java.util.List<Object> array = new java.util.ArrayList<>();
+                JsonToken next;
+                while ((next = parser.nextToken()) != JsonToken.END_ARRAY) {
+                    array.add(readValue(parser, next));
+                }
+                yield array;
             }
             default -> throw new InvalidRequestException(null, "Malformed JSON in request body");
         };
@@ -114,6 +124,11 @@ public final class JsonObjectBody {
         throw wrongType(name, "true or false", value);
     }
 
+    /** The raw value (Map, List, String, BigDecimal, Boolean or null) of a present field. */
+    public Object value(String name) {
+        return fields.get(name);
+    }
+
     public BigDecimal number(String name) {
         Object value = fields.get(name);
         if (value instanceof BigDecimal d) {
@@ -130,8 +145,11 @@ public final class JsonObjectBody {
         if (value == null) {
             return "null";
         }
-        if (value == NESTED) {
-            return "an object or array";
+        if (value instanceof Map) {
+            return "an object";
+        }
+        if (value instanceof java.util.List) {
+            return "an array";
         }
         if (value instanceof String) {
             return "a string";

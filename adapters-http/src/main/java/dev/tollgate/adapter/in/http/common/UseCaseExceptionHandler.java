@@ -6,6 +6,11 @@ import dev.tollgate.application.port.in.account.AccountNotFoundException;
 import dev.tollgate.application.port.in.auth.EmailNotVerifiedException;
 import dev.tollgate.application.port.in.auth.InvalidManagementKeyException;
 import dev.tollgate.application.port.in.auth.ReadOnlyManagementKeyException;
+import dev.tollgate.application.port.in.completions.CatalogUnavailableException;
+import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
+import dev.tollgate.application.port.in.completions.InvalidApiKeyException;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.in.keys.ApiKeyNotFoundException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyLimitReachedException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyNameTakenException;
@@ -32,14 +37,36 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
     @Override
     public HttpResponse<?> handle(HttpRequest request, UseCaseException exception) {
         HttpStatus status = statusOf(exception);
-        return ApiErrors.respond(request, status, exception.getMessage(),
-                new ApiErrors.ModelError(ApiErrors.genericModelError(status, null).type(), exception.code(), null),
-                clock);
+        String type = ApiErrors.genericModelError(status, null).type();
+        String param = null;
+        if (exception instanceof InsufficientQuotaException) {
+            type = "insufficient_quota";
+        } else if (exception instanceof UnsupportedCapabilityException unsupported) {
+            param = unsupported.param();
+        } else if (exception instanceof ModelNotFoundException) {
+            param = "model";
+        }
+        var response = ApiErrors.respond(request, status, exception.getMessage(),
+                new ApiErrors.ModelError(type, exception.code(), param), clock);
+        if (exception instanceof InsufficientQuotaException) {
+            // A billing state, not throttling: the openai SDK would otherwise retry it (sdk-contract.md).
+            response.header("x-should-retry", "false");
+        }
+        return response;
     }
 
     static HttpStatus statusOf(UseCaseException exception) {
-        if (exception instanceof InvalidManagementKeyException) {
+        if (exception instanceof InvalidManagementKeyException || exception instanceof InvalidApiKeyException) {
             return HttpStatus.UNAUTHORIZED;
+        }
+        if (exception instanceof ModelNotFoundException) {
+            return HttpStatus.NOT_FOUND;
+        }
+        if (exception instanceof InsufficientQuotaException) {
+            return HttpStatus.TOO_MANY_REQUESTS;
+        }
+        if (exception instanceof CatalogUnavailableException) {
+            return HttpStatus.SERVICE_UNAVAILABLE;
         }
         if (exception instanceof EmailNotVerifiedException || exception instanceof ReadOnlyManagementKeyException) {
             return HttpStatus.FORBIDDEN;

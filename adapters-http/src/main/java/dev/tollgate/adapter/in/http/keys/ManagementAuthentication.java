@@ -21,7 +21,7 @@ public final class ManagementAuthentication {
     }
 
     /** The token of a {@code Bearer} credential, or {@code null} when there is none. */
-    static String bearerToken(String header) {
+    public static String bearerToken(String header) {
         if (header == null) {
             return null;
         }

@@ -1,0 +1,233 @@
+package dev.tollgate.adapter.in.http.completions;
+
+import dev.tollgate.adapter.in.http.common.InvalidRequestException;
+import dev.tollgate.adapter.in.http.common.JsonObjectBody;
+import dev.tollgate.domain.catalog.ModelId;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * HTTP adapter: reads and validates a chat-completion body (§2.3). Every documented field is checked for type
+ * and range with a 400 naming it; fields the gateway does not know are ignored, as OpenAI-compatible servers do
+ * (SDKs send extras such as {@code parallel_tool_calls} or OpenRouter's routing hints).
+ */
+final class ChatRequests {
+
+    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
+    private static final Set<String> TOOL_CHOICES = Set.of("none", "auto", "required");
+    private static final Set<String> RESPONSE_FORMATS = Set.of("text", "json_object", "json_schema");
+    private static final int MAX_STOP_SEQUENCES = 4;
+
+    private ChatRequests() {
+    }
+
+    static ChatRequest parse(JsonObjectBody body, JsonMapper json) {
+        if (!body.has("model") || body.isNull("model")) {
+            throw new InvalidRequestException("model", "model is required: an id from GET /v1/models");
+        }
+        String model = body.string("model");
+        if (model.isBlank()) {
+            throw new InvalidRequestException("model", "model must not be empty");
+        }
+        List<ChatMessage> messages = messages(body, json);
+        boolean stream = body.has("stream") && !body.isNull("stream") && body.bool("stream");
+        if (body.has("stream_options") && !body.isNull("stream_options")
+                && !(body.value("stream_options") instanceof Map)) {
+            throw new InvalidRequestException("stream_options", "stream_options must be an object");
+        }
+        Integer maxTokens = integer(body, "max_tokens", 1, Integer.MAX_VALUE);
+        Integer maxCompletionTokens = integer(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
+        if (maxTokens == null) {
+            maxTokens = maxCompletionTokens;
+        }
+        Integer n = integer(body, "n", 1, 1);
+        if (n != null && n != 1) {
+            throw new InvalidRequestException("n", "only n = 1 is supported");
+        }
+        boolean logprobs = body.has("logprobs") && !body.isNull("logprobs") && body.bool("logprobs");
+        Integer topLogprobs = integer(body, "top_logprobs", 0, 20);
+        if (topLogprobs != null && !logprobs) {
+            throw new InvalidRequestException("top_logprobs", "top_logprobs requires logprobs: true");
+        }
+        Long seed = null;
+        if (body.has("seed") && !body.isNull("seed")) {
+            BigDecimal value = body.number("seed");
+            try {
+                seed = value.longValueExact();
+            } catch (ArithmeticException e) {
+                throw new InvalidRequestException("seed", "seed must be an integer");
+            }
+        }
+        return new ChatRequest(new ModelId(model), messages, maxTokens,
+                range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
+                range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
+                stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools(body, json),
+                toolChoice(body, json), optionalString(body, "user"), stream);
+    }
+
+    private static List<ChatMessage> messages(JsonObjectBody body, JsonMapper json) {
+        if (!body.has("messages") || !(body.value("messages") instanceof List<?> list)) {
+            throw new InvalidRequestException("messages", "messages is required: a non-empty array of "
+                    + "{role, content} objects");
+        }
+        if (list.isEmpty()) {
+            throw new InvalidRequestException("messages", "messages must not be empty");
+        }
+        List<ChatMessage> messages = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String where = "messages[" + i + "]";
+            if (!(list.get(i) instanceof Map<?, ?> message)) {
+                throw new InvalidRequestException(where, where + " must be an object with role and content");
+            }
+            if (!(message.get("role") instanceof String role) || !ROLES.contains(role)) {
+                throw new InvalidRequestException(where + ".role", where + ".role must be one of "
+                        + String.join(", ", ROLES.stream().sorted().toList()));
+            }
+            String text = content(message.get("content"), where, message.containsKey("tool_calls"));
+            messages.add(new ChatMessage(role, text, write(json, message)));
+        }
+        return messages;
+    }
+
+    private static String content(Object content, String where, boolean hasToolCalls) {
+        if (content instanceof String s) {
+            return s;
+        }
+        if (content == null) {
+            if (hasToolCalls) {
+                return "";
+            }
+            throw new InvalidRequestException(where + ".content", where + ".content is required (a string or an "
+                    + "array of content parts)");
+        }
+        if (content instanceof List<?> parts) {
+            StringBuilder text = new StringBuilder();
+            for (Object part : parts) {
+                if (!(part instanceof Map<?, ?> p) || !(p.get("type") instanceof String)) {
+                    throw new InvalidRequestException(where + ".content", where + ".content parts must be objects "
+                            + "with a type");
+                }
+                if ("text".equals(p.get("type"))) {
+                    if (!(p.get("text") instanceof String t)) {
+                        throw new InvalidRequestException(where + ".content", "a text part needs a string text");
+                    }
+                    text.append(t);
+                }
+            }
+            return text.toString();
+        }
+        throw new InvalidRequestException(where + ".content", where + ".content must be a string or an array of "
+                + "content parts");
+    }
+
+    private static Integer integer(JsonObjectBody body, String field, int min, int max) {
+        if (!body.has(field) || body.isNull(field)) {
+            return null;
+        }
+        BigDecimal value = body.number(field);
+        try {
+            int parsed = value.intValueExact();
+            if (parsed < min || parsed > max) {
+                throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
+                        + value.toPlainString());
+            }
+            return parsed;
+        } catch (ArithmeticException e) {
+            throw new InvalidRequestException(field, field + " must be an integer from " + min + " to " + max
+                    + ", got " + value.toPlainString());
+        }
+    }
+
+    private static BigDecimal range(JsonObjectBody body, String field, String min, String max) {
+        if (!body.has(field) || body.isNull(field)) {
+            return null;
+        }
+        BigDecimal value = body.number(field);
+        if (value.compareTo(new BigDecimal(min)) < 0 || value.compareTo(new BigDecimal(max)) > 0) {
+            throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
+                    + value.toPlainString());
+        }
+        return value;
+    }
+
+    private static List<String> stop(JsonObjectBody body) {
+        if (!body.has("stop") || body.isNull("stop")) {
+            return List.of();
+        }
+        Object value = body.value("stop");
+        if (value instanceof String s) {
+            return List.of(s);
+        }
+        if (value instanceof List<?> list && list.size() <= MAX_STOP_SEQUENCES
+                && list.stream().allMatch(String.class::isInstance)) {
+            return list.stream().map(String.class::cast).toList();
+        }
+        throw new InvalidRequestException("stop", "stop must be a string or an array of at most "
+                + MAX_STOP_SEQUENCES + " strings");
+    }
+
+    private static String responseFormat(JsonObjectBody body, JsonMapper json) {
+        if (!body.has("response_format") || body.isNull("response_format")) {
+            return null;
+        }
+        if (!(body.value("response_format") instanceof Map<?, ?> format)
+                || !(format.get("type") instanceof String type) || !RESPONSE_FORMATS.contains(type)) {
+            throw new InvalidRequestException("response_format", "response_format must be an object whose type is "
+                    + "text, json_object or json_schema");
+        }
+        return "text".equals(type) ? null : write(json, format);
+    }
+
+    private static String tools(JsonObjectBody body, JsonMapper json) {
+        if (!body.has("tools") || body.isNull("tools")) {
+            return null;
+        }
+        if (!(body.value("tools") instanceof List<?> tools)) {
+            throw new InvalidRequestException("tools", "tools must be an array of function declarations");
+        }
+        for (int i = 0; i < tools.size(); i++) {
+            if (!(tools.get(i) instanceof Map<?, ?> tool) || !"function".equals(tool.get("type"))
+                    || !(tool.get("function") instanceof Map<?, ?> function)
+                    || !(function.get("name") instanceof String)) {
+                throw new InvalidRequestException("tools", "tools[" + i + "] must be {type: \"function\", "
+                        + "function: {name, parameters?, description?}}");
+            }
+        }
+        return tools.isEmpty() ? null : write(json, tools);
+    }
+
+    private static String toolChoice(JsonObjectBody body, JsonMapper json) {
+        if (!body.has("tool_choice") || body.isNull("tool_choice")) {
+            return null;
+        }
+        Object value = body.value("tool_choice");
+        if (value instanceof String s && TOOL_CHOICES.contains(s)) {
+            return write(json, s);
+        }
+        if (value instanceof Map<?, ?> choice && "function".equals(choice.get("type"))
+                && choice.get("function") instanceof Map<?, ?> function && function.get("name") instanceof String) {
+            return write(json, choice);
+        }
+        throw new InvalidRequestException("tool_choice", "tool_choice must be none, auto, required or "
+                + "{type: \"function\", function: {name}}");
+    }
+
+    private static String optionalString(JsonObjectBody body, String field) {
+        return body.has(field) && !body.isNull(field) ? body.string(field) : null;
+    }
+
+    private static String write(JsonMapper json, Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (IOException e) {
+            throw new InvalidRequestException(null, "cannot re-encode the request: " + e.getMessage());
+        }
+    }
+}

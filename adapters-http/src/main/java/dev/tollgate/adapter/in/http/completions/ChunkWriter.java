@@ -1,0 +1,117 @@
+package dev.tollgate.adapter.in.http.completions;
+
+import dev.tollgate.application.port.in.completions.CompletionFailure;
+import dev.tollgate.application.port.in.completions.CompletionResult;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * HTTP adapter: the chat-completion JSON shapes of sdk-contract.md. Every chunk of one stream has the same
+ * {@code id} and {@code created}; every choice carries {@code index}, {@code delta} and a {@code finish_reason}
+ * key; {@code usage} appears only on the final chunk, whose {@code choices} is empty.
+ */
+final class ChunkWriter {
+
+    private final JsonMapper json;
+    private final String id;
+    private final long created;
+    private final String model;
+
+    ChunkWriter(JsonMapper json, String id, long created, String model) {
+        this.json = json;
+        this.id = id;
+        this.created = created;
+        this.model = model;
+    }
+
+    Map<String, Object> completion(String text, CompletionResult result) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("role", "assistant");
+        message.put("content", text);
+        message.put("refusal", null);
+        Map<String, Object> choice = new LinkedHashMap<>();
+        choice.put("index", 0);
+        choice.put("message", message);
+        choice.put("logprobs", null);
+        choice.put("finish_reason", result.finishReason());
+        Map<String, Object> body = envelope("chat.completion");
+        body.put("choices", List.of(choice));
+        body.put("usage", usage(result));
+        body.put("system_fingerprint", null);
+        return body;
+    }
+
+    String roleChunk() {
+        Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put("role", "assistant");
+        delta.put("content", "");
+        return chunk(delta, null);
+    }
+
+    String textChunk(String text) {
+        Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put("content", text);
+        return chunk(delta, null);
+    }
+
+    String finishChunk(String finishReason) {
+        return chunk(new LinkedHashMap<>(), finishReason);
+    }
+
+    String usageChunk(CompletionResult result) {
+        Map<String, Object> body = envelope("chat.completion.chunk");
+        body.put("choices", new ArrayList<>());
+        body.put("usage", usage(result));
+        return write(body);
+    }
+
+    String errorEvent(CompletionFailure failure) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("message", failure.message());
+        error.put("type", failure.type());
+        error.put("code", failure.code());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", error);
+        return write(body);
+    }
+
+    private String chunk(Map<String, Object> delta, String finishReason) {
+        Map<String, Object> choice = new LinkedHashMap<>();
+        choice.put("index", 0);
+        choice.put("delta", delta);
+        choice.put("finish_reason", finishReason);
+        Map<String, Object> body = envelope("chat.completion.chunk");
+        body.put("choices", List.of(choice));
+        return write(body);
+    }
+
+    private Map<String, Object> envelope(String object) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", id);
+        body.put("object", object);
+        body.put("created", created);
+        body.put("model", model);
+        return body;
+    }
+
+    private static Map<String, Object> usage(CompletionResult result) {
+        Map<String, Object> usage = new LinkedHashMap<>();
+        usage.put("prompt_tokens", result.usage().promptTokens());
+        usage.put("completion_tokens", result.usage().completionTokens());
+        usage.put("total_tokens", result.usage().totalTokens());
+        return usage;
+    }
+
+    private String write(Map<String, Object> value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

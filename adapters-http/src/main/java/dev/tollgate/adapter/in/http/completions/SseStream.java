@@ -1,0 +1,157 @@
+package dev.tollgate.adapter.in.http.completions;
+
+import dev.tollgate.application.port.in.completions.CompletionFailure;
+import dev.tollgate.application.port.in.completions.CompletionObserver;
+import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.application.port.in.completions.RunningCompletion;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * HTTP adapter: one SSE response (§6). The 200 is committed only when the upstream starts answering (or when the
+ * first keep-alive is due), so a failure before any output still gets its real status and error body; after the
+ * commit a failure is one terminal {@code data: {"error": …}} event (§6.7). Keep-alive comments
+ * ({@code : keep-alive}) flow while the stream is quiet. A client that disconnects cancels the completion, which
+ * cancels the upstream call and bills what was delivered.
+ */
+final class SseStream implements CompletionObserver {
+
+    private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+
+    private final ChunkWriter chunks;
+    private final HttpRequest<?> request;
+    private final Clock clock;
+    private final Sinks.Many<byte[]> sink = Sinks.many().unicast().onBackpressureBuffer();
+    private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
+    private final Disposable keepAlive;
+    private RunningCompletion completion;
+    private boolean committed;
+    private boolean roleSent;
+    private boolean ended;
+
+    SseStream(ChunkWriter chunks, SseSettings settings, HttpRequest<?> request, Clock clock) {
+        this.chunks = chunks;
+        this.request = request;
+        this.clock = clock;
+        this.keepAlive = Flux.interval(settings.keepAlive(), Schedulers.parallel()).subscribe(tick -> keepAlive());
+    }
+
+    synchronized void attach(RunningCompletion running) {
+        this.completion = running;
+        if (ended) {
+            return;
+        }
+        response.whenComplete((r, e) -> {
+            if (e != null) {
+                running.cancel();
+            }
+        });
+    }
+
+    CompletableFuture<MutableHttpResponse<?>> response() {
+        return response;
+    }
+
+    private synchronized void keepAlive() {
+        if (ended) {
+            return;
+        }
+        commit();
+        sink.tryEmitNext(KEEP_ALIVE);
+    }
+
+    private void commit() {
+        if (committed) {
+            return;
+        }
+        committed = true;
+        Flux<byte[]> body = sink.asFlux().doOnCancel(this::clientLeft);
+        response.complete(HttpResponse.ok(body).contentType(MediaType.TEXT_EVENT_STREAM_TYPE)
+                .header("Cache-Control", "no-cache").header("X-Accel-Buffering", "no"));
+    }
+
+    private void clientLeft() {
+        RunningCompletion running;
+        synchronized (this) {
+            ended = true;
+            keepAlive.dispose();
+            running = completion;
+        }
+        if (running != null) {
+            running.cancel();
+        }
+    }
+
+    private void data(String payload) {
+        sink.tryEmitNext(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void sendRole() {
+        if (!roleSent) {
+            roleSent = true;
+            data(chunks.roleChunk());
+        }
+    }
+
+    @Override
+    public synchronized void onStarted(String provider) {
+        if (ended) {
+            return;
+        }
+        commit();
+        sendRole();
+    }
+
+    @Override
+    public synchronized void onDelta(String text) {
+        if (ended) {
+            return;
+        }
+        commit();
+        sendRole();
+        data(chunks.textChunk(text));
+    }
+
+    @Override
+    public synchronized void onComplete(CompletionResult result) {
+        if (ended) {
+            return;
+        }
+        commit();
+        sendRole();
+        data(chunks.finishChunk(result.finishReason()));
+        data(chunks.usageChunk(result));
+        data("[DONE]");
+        end();
+    }
+
+    @Override
+    public synchronized void onFailure(CompletionFailure failure) {
+        if (ended) {
+            return;
+        }
+        if (!committed) {
+            ended = true;
+            keepAlive.dispose();
+            response.complete(ChatCompletionsController.failureResponse(request, failure, clock));
+            return;
+        }
+        data(chunks.errorEvent(failure));
+        end();
+    }
+
+    private void end() {
+        ended = true;
+        keepAlive.dispose();
+        sink.tryEmitComplete();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.tollgate.adapter.in.http.models;
+
+import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
+import dev.tollgate.application.port.in.completions.ListModelsUseCase;
+import dev.tollgate.domain.catalog.CatalogModel;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ModelId;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * HTTP adapter: {@code GET /v1/models} (OpenAI list shape) and {@code GET /v1/models/{id}}, each entry with
+ * Tollgate's extras: {@code pricing} (USD per token as decimal strings, OpenRouter's convention),
+ * {@code context_length}, {@code max_output_tokens} and {@code capabilities}.
+ */
+@Controller("/v1/models")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class ModelsController {
+
+    private final ModelApiAuthentication authentication;
+    private final ListModelsUseCase models;
+
+    ModelsController(ModelApiAuthentication authentication, ListModelsUseCase models) {
+        this.authentication = authentication;
+        this.models = models;
+    }
+
+    @Get
+    Map<String, Object> list(HttpRequest<?> request) {
+        authentication.principal(request);
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("object", "list");
+        page.put("data", models.list().stream().map(ModelsController::entry).toList());
+        return page;
+    }
+
+    @Get("/{+id}")
+    Map<String, Object> get(HttpRequest<?> request, @PathVariable String id) {
+        authentication.principal(request);
+        return entry(models.get(new ModelId(id)));
+    }
+
+    static Map<String, Object> entry(CatalogModel model) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("id", model.id().value());
+        entry.put("object", "model");
+        entry.put("created", model.createdEpochSeconds());
+        entry.put("owned_by", model.ownedBy());
+        entry.put("context_length", model.contextLength());
+        entry.put("max_output_tokens", model.maxOutputTokens());
+        Map<String, Object> pricing = new LinkedHashMap<>();
+        pricing.put("prompt", model.primaryRoute().inputPrice().perTokenUsd().toPlainString());
+        pricing.put("completion", model.primaryRoute().outputPrice().perTokenUsd().toPlainString());
+        entry.put("pricing", pricing);
+        ModelCapabilities caps = model.capabilities();
+        Map<String, Object> capabilities = new LinkedHashMap<>();
+        capabilities.put("tools", caps.tools());
+        capabilities.put("response_format", caps.responseFormat());
+        capabilities.put("logprobs", caps.logprobs());
+        capabilities.put("seed", caps.seed());
+        entry.put("capabilities", capabilities);
+        entry.put("providers", model.routes().stream().map(r -> r.provider().value()).distinct().toList());
+        return entry;
+    }
+
+    static List<String> ids(List<CatalogModel> models) {
+        return models.stream().map(m -> m.id().value()).toList();
+    }
+}

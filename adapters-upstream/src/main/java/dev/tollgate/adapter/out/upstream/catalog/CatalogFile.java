@@ -1,0 +1,127 @@
+package dev.tollgate.adapter.out.upstream.catalog;
+
+import dev.tollgate.domain.catalog.CatalogModel;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ModelId;
+import dev.tollgate.domain.catalog.ProviderId;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.catalog.TokenPrice;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * The YAML catalog (docs/catalog.md): {@code providers} by name with their type and settings, and {@code models}
+ * with limits and routes in fallback order. Prices are decimal strings or numbers of USD per million tokens,
+ * read as exact decimals.
+ */
+public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogModel> models) {
+
+    /** A provider's type ({@code simulator}, {@code openai}, {@code anthropic}) and its other settings. */
+    public record ProviderSettings(String name, String type, Map<String, Object> settings) {
+
+        public String string(String key, String fallback) {
+            Object value = settings.get(key);
+            return value == null ? fallback : value.toString();
+        }
+
+        public long number(String key, long fallback) {
+            Object value = settings.get(key);
+            if (value == null) {
+                return fallback;
+            }
+            try {
+                return new BigDecimal(value.toString()).longValueExact();
+            } catch (ArithmeticException | NumberFormatException e) {
+                throw new IllegalArgumentException("provider " + name + ": " + key + " must be a whole number, got "
+                        + value);
+            }
+        }
+
+        public boolean bool(String key, boolean fallback) {
+            Object value = settings.get(key);
+            return value == null ? fallback : Boolean.parseBoolean(value.toString());
+        }
+    }
+
+    public static CatalogFile parse(String yaml) {
+        Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        Map<String, Object> top = map(root, "the catalog");
+        Map<String, ProviderSettings> providers = new LinkedHashMap<>();
+        map(top.getOrDefault("providers", Map.of()), "providers").forEach((name, value) -> {
+            Map<String, Object> settings = new LinkedHashMap<>(map(value, "provider " + name));
+            Object type = settings.remove("type");
+            if (type == null) {
+                throw new IllegalArgumentException("provider " + name + " has no type");
+            }
+            providers.put(name, new ProviderSettings(name, type.toString(), settings));
+        });
+        List<CatalogModel> models = new ArrayList<>();
+        for (Object entry : list(top.getOrDefault("models", List.of()), "models")) {
+            models.add(model(map(entry, "a model"), providers));
+        }
+        return new CatalogFile(providers, models);
+    }
+
+    private static CatalogModel model(Map<String, Object> m, Map<String, ProviderSettings> providers) {
+        String id = required(m, "id", "a model");
+        String where = "model " + id;
+        List<ProviderRoute> routes = new ArrayList<>();
+        for (Object entry : list(m.get("routes"), where + " routes")) {
+            Map<String, Object> r = map(entry, where + " route");
+            String provider = required(r, "provider", where + " route");
+            if (!providers.containsKey(provider)) {
+                throw new IllegalArgumentException(where + ": unknown provider '" + provider + "'");
+            }
+            Map<String, Object> caps = map(r.getOrDefault("capabilities", Map.of()), where + " capabilities");
+            routes.add(new ProviderRoute(new ProviderId(provider), r.getOrDefault("model", id).toString(),
+                    price(r, "input-usd-per-million", where), price(r, "output-usd-per-million", where),
+                    new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),
+                            flag(caps, "seed"))));
+        }
+        return new CatalogModel(new ModelId(id), m.getOrDefault("owned-by", "tollgate").toString(),
+                Long.parseLong(m.getOrDefault("created", 1767225600L).toString()),
+                Integer.parseInt(required(m, "context-length", where)),
+                Integer.parseInt(required(m, "max-output-tokens", where)), routes);
+    }
+
+    private static TokenPrice price(Map<String, Object> route, String key, String where) {
+        Object value = route.get(key);
+        if (value == null) {
+            throw new IllegalArgumentException(where + ": route needs " + key + " (0 for free)");
+        }
+        return TokenPrice.usdPerMillion(new BigDecimal(value.toString()));
+    }
+
+    private static boolean flag(Map<String, Object> caps, String key) {
+        return Boolean.parseBoolean(String.valueOf(caps.getOrDefault(key, false)));
+    }
+
+    private static String required(Map<String, Object> m, String key, String where) {
+        Object value = m.get(key);
+        if (value == null || value.toString().isBlank()) {
+            throw new IllegalArgumentException(where + " needs '" + key + "'");
+        }
+        return value.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value, String what) {
+        if (value instanceof Map<?, ?> m) {
+            return (Map<String, Object>) m;
+        }
+        throw new IllegalArgumentException(what + " must be a mapping");
+    }
+
+    private static List<Object> list(Object value, String what) {
+        if (value instanceof List<?> l) {
+            return new ArrayList<>(l);
+        }
+        throw new IllegalArgumentException(what + " must be a list");
+    }
+}

@@ -1,0 +1,72 @@
+package dev.tollgate.adapter.out.upstream.catalog;
+
+import dev.tollgate.application.port.out.ModelCatalog;
+import dev.tollgate.domain.catalog.CatalogModel;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+
+/**
+ * Upstream adapter: {@link ModelCatalog} from a YAML file ({@code TOLLGATE_CATALOG}), re-read when the file
+ * changes, or from the catalog shipped in the jar. A file that cannot be read or parsed makes the catalog
+ * unavailable (503 on {@code GET /v1/models}) until it is fixed; the last good models are not served stale.
+ */
+public final class FileModelCatalog implements ModelCatalog {
+
+    public static final String SHIPPED = "/catalog/default-catalog.yml";
+
+    private final Path file;
+    private FileTime loadedVersion;
+    private List<CatalogModel> models;
+
+    /** @param file the catalog file, or {@code null} for the shipped catalog */
+    public FileModelCatalog(Path file) {
+        this.file = file;
+    }
+
+    /** Reads the catalog definition once (for the providers, which are built at start-up). */
+    public static CatalogFile load(Path file) {
+        try {
+            return CatalogFile.parse(read(file));
+        } catch (IOException | RuntimeException e) {
+            throw new CatalogReadException("cannot read the catalog " + describe(file) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String read(Path file) throws IOException {
+        if (file != null) {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        try (InputStream in = FileModelCatalog.class.getResourceAsStream(SHIPPED)) {
+            if (in == null) {
+                throw new IOException("the shipped catalog " + SHIPPED + " is missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String describe(Path file) {
+        return file == null ? "(shipped default)" : file.toString();
+    }
+
+    @Override
+    public synchronized List<CatalogModel> models() {
+        FileTime version = null;
+        if (file != null) {
+            try {
+                version = Files.getLastModifiedTime(file);
+            } catch (IOException e) {
+                throw new CatalogReadException("cannot read the catalog " + file + ": " + e.getMessage(), e);
+            }
+        }
+        if (models == null || (version != null && !version.equals(loadedVersion))) {
+            models = load(file).models();
+            loadedVersion = version;
+        }
+        return models;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.simulator.SimulatorModelProvider;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.application.port.out.ModelProviders;
+import dev.tollgate.application.port.out.TokenCounter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+
+/** Upstream adapter: {@link ModelProviders} built from the catalog's {@code providers} section at start-up. */
+public final class ConfiguredModelProviders implements ModelProviders {
+
+    private final Map<String, ModelProvider> providers = new LinkedHashMap<>();
+
+    public ConfiguredModelProviders(CatalogFile catalog, TokenCounter tokens, ScheduledExecutorService scheduler) {
+        for (CatalogFile.ProviderSettings settings : catalog.providers().values()) {
+            ModelProvider provider = switch (settings.type()) {
+                case "simulator" -> new SimulatorModelProvider(settings, tokens, scheduler);
+                default -> throw new IllegalArgumentException("provider " + settings.name() + ": unknown type '"
+                        + settings.type() + "' (known: simulator)");
+            };
+            providers.put(settings.name(), provider);
+        }
+    }
+
+    @Override
+    public Optional<ModelProvider> byName(String name) {
+        return Optional.ofNullable(providers.get(name));
+    }
+}

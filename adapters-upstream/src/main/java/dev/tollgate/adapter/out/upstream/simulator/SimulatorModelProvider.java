@@ -1,0 +1,136 @@
+package dev.tollgate.adapter.out.upstream.simulator;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Upstream adapter: the built-in simulator, a real {@link ModelProvider} that needs no network. It answers with
+ * deterministic text derived from the prompt, after a configurable time to first token, at a configurable rate,
+ * and can inject failures, so the gateway works offline, in tests and in benchmarks.
+ *
+ * <p>Settings (catalog {@code providers.<name>}): {@code time-to-first-token-ms} (default 20),
+ * {@code tokens-per-second} (0 = all at once; default 200), {@code output-tokens} (default 24; capped by
+ * max_tokens), {@code report-usage} (default true), {@code fail-every} (every n-th call fails; 0 = never),
+ * {@code fail-mode} ({@code before-first-byte} or {@code mid-stream}), {@code fail-status} (default 503).
+ */
+public final class SimulatorModelProvider implements ModelProvider {
+
+    private static final String[] WORDS = {"hello", "gateway", "token", "stream", "model", "answer", "prepaid",
+            "balance", "simulated", "reply", "tollgate", "request", "limit", "window", "quota", "provider"};
+
+    private final String name;
+    private final Duration timeToFirstToken;
+    private final long tokensPerSecond;
+    private final int outputTokens;
+    private final boolean reportUsage;
+    private final long failEvery;
+    private final boolean failMidStream;
+    private final int failStatus;
+    private final TokenCounter tokens;
+    private final ScheduledExecutorService scheduler;
+    private final AtomicLong calls = new AtomicLong();
+
+    public SimulatorModelProvider(CatalogFile.ProviderSettings settings, TokenCounter tokens,
+            ScheduledExecutorService scheduler) {
+        this.name = settings.name();
+        this.timeToFirstToken = Duration.ofMillis(settings.number("time-to-first-token-ms", 20));
+        this.tokensPerSecond = settings.number("tokens-per-second", 200);
+        this.outputTokens = (int) settings.number("output-tokens", 24);
+        this.reportUsage = settings.bool("report-usage", true);
+        this.failEvery = settings.number("fail-every", 0);
+        this.failMidStream = "mid-stream".equals(settings.string("fail-mode", "before-first-byte"));
+        this.failStatus = (int) settings.number("fail-status", 503);
+        this.tokens = tokens;
+        this.scheduler = scheduler;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
+        boolean fail = failEvery > 0 && calls.incrementAndGet() % failEvery == 0;
+        Emission emission = new Emission(request, Math.min(outputTokens, maxTokens), fail, listener);
+        emission.next = scheduler.schedule(emission::first, timeToFirstToken.toMillis(), TimeUnit.MILLISECONDS);
+        return emission;
+    }
+
+    /** One simulated answer, emitted word by word. */
+    private final class Emission implements UpstreamCall {
+        private final ChatRequest request;
+        private final int length;
+        private final boolean fail;
+        private final UpstreamListener listener;
+        private final StringBuilder text = new StringBuilder();
+        private int emitted;
+        private boolean cancelled;
+        private ScheduledFuture<?> next;
+
+        Emission(ChatRequest request, int length, boolean fail, UpstreamListener listener) {
+            this.request = request;
+            this.length = length;
+            this.fail = fail;
+            this.listener = listener;
+        }
+
+        private synchronized void first() {
+            if (cancelled) {
+                return;
+            }
+            if (fail && !failMidStream) {
+                listener.onFailure(new UpstreamFailure(failStatus, failStatus == 429 || failStatus >= 500,
+                        failStatus == 429, null, "simulated failure (HTTP " + failStatus + ")"));
+                return;
+            }
+            listener.onFirstByte();
+            step();
+        }
+
+        private synchronized void step() {
+            if (cancelled) {
+                return;
+            }
+            if (fail && failMidStream && emitted >= Math.max(1, length / 2)) {
+                listener.onFailure(new UpstreamFailure(failStatus, false, false, null,
+                        "simulated connection reset mid-stream"));
+                return;
+            }
+            if (emitted >= length) {
+                TokenUsage usage = reportUsage
+                        ? new TokenUsage(tokens.countPrompt(request.messages()), tokens.countText(text.toString()))
+                        : null;
+                listener.onFinish(emitted >= length && length == outputTokens ? "stop" : "length", usage);
+                return;
+            }
+            int seed = request.promptText().hashCode();
+            String word = (emitted == 0 ? "" : " ") + WORDS[Math.floorMod(seed + emitted * 31, WORDS.length)];
+            emitted++;
+            text.append(word);
+            listener.onDelta(word);
+            if (tokensPerSecond <= 0) {
+                step();
+            } else {
+                next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
+            }
+        }
+
+        @Override
+        public synchronized void cancel() {
+            cancelled = true;
+            if (next != null) {
+                next.cancel(false);
+            }
+        }
+    }
+}

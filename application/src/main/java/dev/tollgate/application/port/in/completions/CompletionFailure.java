@@ -1,0 +1,9 @@
+package dev.tollgate.application.port.in.completions;
+
+/**
+ * Why a started completion failed: an HTTP status and a §7.2 code for a failure before any output, or a terminal
+ * stream error (§6.7) after output began. {@code retryAfterSeconds} is 0 when no wait applies.
+ */
+public record CompletionFailure(int status, String type, String code, String message, long retryAfterSeconds,
+        boolean afterOutput) {
+}

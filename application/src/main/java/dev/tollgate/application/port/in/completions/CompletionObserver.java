@@ -1,0 +1,19 @@
+package dev.tollgate.application.port.in.completions;
+
+/**
+ * Receives one completion as it happens. Calls come from one thread at a time, in order: any number of
+ * {@link #onDelta}, then exactly one of {@link #onComplete} or {@link #onFailure}.
+ */
+public interface CompletionObserver {
+
+    /** The upstream began answering (the first byte arrived); at most once, before the first delta. */
+    void onStarted(String provider);
+
+    /** Output text, in order. */
+    void onDelta(String text);
+
+    void onComplete(CompletionResult result);
+
+    /** @param failure {@link CompletionFailure#afterOutput()} tells whether any delta was delivered before it */
+    void onFailure(CompletionFailure failure);
+}

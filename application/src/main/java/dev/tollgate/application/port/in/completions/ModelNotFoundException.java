@@ -1,0 +1,17 @@
+package dev.tollgate.application.port.in.completions;
+
+import dev.tollgate.application.port.in.UseCaseException;
+import dev.tollgate.domain.catalog.ModelId;
+
+/** §2.3: a stale or unsupported model id; the client refreshes from {@code GET /v1/models}. */
+public final class ModelNotFoundException extends UseCaseException {
+
+    public ModelNotFoundException(ModelId model) {
+        super("The model '" + model + "' does not exist or is not offered; see GET /v1/models");
+    }
+
+    @Override
+    public String code() {
+        return "model_not_found";
+    }
+}

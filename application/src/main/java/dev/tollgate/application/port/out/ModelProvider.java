@@ -1,0 +1,45 @@
+package dev.tollgate.application.port.out;
+
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import java.time.Duration;
+
+/** Out port: one upstream provider (OpenAI-compatible, Anthropic, the simulator, …), always streaming to us. */
+public interface ModelProvider {
+
+    /** The provider name the catalog's routes refer to. */
+    String name();
+
+    /**
+     * Starts a call; events reach {@code listener} on the provider's threads, one at a time, ending with exactly
+     * one {@code onFinish} or {@code onFailure} unless cancelled first.
+     */
+    UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener);
+
+    /** A call under way. */
+    interface UpstreamCall {
+        /** Stops the upstream request (closes the connection); no event follows. */
+        void cancel();
+    }
+
+    /** Events of one upstream call. */
+    interface UpstreamListener {
+        /** The first byte of the answer arrived. */
+        void onFirstByte();
+
+        void onDelta(String text);
+
+        /** @param reportedUsage the provider's own token counts, or {@code null} when it reported none */
+        void onFinish(String finishReason, TokenUsage reportedUsage);
+
+        void onFailure(UpstreamFailure failure);
+    }
+
+    /**
+     * Why a call failed. {@code retryable}: a connect error, timeout, 429 or 5xx that allows trying again or
+     * falling back (only before the first byte); {@code retryAfter} is the provider's hint or {@code null}.
+     */
+    record UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter, String message) {
+    }
+}

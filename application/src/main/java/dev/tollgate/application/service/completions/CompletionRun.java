@@ -1,0 +1,265 @@
+package dev.tollgate.application.service.completions;
+
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.CompletionFailure;
+import dev.tollgate.application.port.in.completions.CompletionObserver;
+import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.application.port.out.ModelProviders;
+import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.domain.billing.Pricing;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.Usd;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One completion from hold to settlement. Tries the routes in order; a retryable failure before any output moves
+ * to the next route, and after the last one waits and starts another pass (at most {@code maxRetries} passes).
+ * Enforces the first-byte, idle and total-duration timers, and settles exactly once: the provider's usage (or
+ * counted tokens) when it finishes, the prompt plus the tokens delivered when it fails mid-stream or the client
+ * leaves, nothing when no provider answered. All state changes happen under this object's lock; settlement (a
+ * database write) runs on the blocking executor, never on the caller's thread.
+ */
+final class CompletionRun implements RunningCompletion {
+
+    record Context(ApiKeyPrincipal principal, ChatRequest request, String requestId, List<ProviderRoute> routes,
+            long promptTokens, int maxTokens, Usd hold, Instant admittedAt, ModelProviders providers,
+            TokenCounter tokens, BillingLedger billing, Clock clock, ScheduledExecutorService timers,
+            Executor blocking, CompletionSettings settings) {
+    }
+
+    private final Context ctx;
+    private final CompletionObserver observer;
+    private final long startNanos = System.nanoTime();
+    private final StringBuilder delivered = new StringBuilder();
+    private int routeIndex;
+    private int pass;
+    private boolean allRateLimited = true;
+    private Duration lastRetryAfter;
+    private ModelProvider.UpstreamCall call;
+    private ProviderRoute route;
+    private Listener current;
+    private ScheduledFuture<?> timer;
+    private ScheduledFuture<?> deadline;
+    private boolean started;
+    private Long ttftMillis;
+    private boolean done;
+
+    CompletionRun(Context ctx, CompletionObserver observer) {
+        this.ctx = ctx;
+        this.observer = observer;
+    }
+
+    synchronized void begin() {
+        deadline = ctx.timers().schedule(this::maxDurationReached, ctx.settings().maxDuration().toMillis(),
+                TimeUnit.MILLISECONDS);
+        attempt();
+    }
+
+    private void attempt() {
+        route = ctx.routes().get(routeIndex);
+        Listener listener = new Listener();
+        current = listener;
+        armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
+                + ctx.settings().firstByteTimeout().toSeconds() + " s");
+        ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
+        try {
+            call = provider.call(route, ctx.request(), ctx.maxTokens(), listener);
+        } catch (RuntimeException e) {
+            listener.onFailure(new ModelProvider.UpstreamFailure(502, true, false, null,
+                    "provider " + route.provider() + " failed to start: " + e.getMessage()));
+        }
+    }
+
+    private void armTimer(Duration after, Listener listener, String what) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        timer = ctx.timers().schedule(() -> timedOut(listener, what), after.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void timedOut(Listener listener, String what) {
+        if (done || listener != current) {
+            return;
+        }
+        cancelCall();
+        listener.failed(new ModelProvider.UpstreamFailure(504, true, false, null,
+                "provider " + route.provider() + " " + what));
+    }
+
+    private synchronized void maxDurationReached() {
+        if (done) {
+            return;
+        }
+        cancelCall();
+        finishWithFailure(new CompletionFailure(504, "api_error", "timeout", "The request exceeded the maximum "
+                + "duration of " + ctx.settings().maxDuration().toMinutes() + " minutes", 0, !delivered.isEmpty()),
+                partialUsage(), "failed");
+    }
+
+    private void cancelCall() {
+        if (call != null) {
+            call.cancel();
+        }
+    }
+
+    @Override
+    public synchronized void cancel() {
+        if (done) {
+            return;
+        }
+        done = true;
+        cancelTimers();
+        cancelCall();
+        settle(partialUsage(), "cancelled");
+    }
+
+    private TokenUsage partialUsage() {
+        long completion = delivered.isEmpty() ? 0 : ctx.tokens().countText(delivered.toString());
+        return new TokenUsage(ctx.promptTokens(), completion);
+    }
+
+    private void cancelTimers() {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+    }
+
+    private void settle(TokenUsage usage, String status) {
+        Usd cost = (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO
+                : Pricing.charge(Pricing.cost(route, usage), ctx.hold());
+        Instant now = ctx.clock().instant();
+        long latency = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
+        BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
+                ctx.principal().keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
+                status, now, latency, ttftMillis, ctx.request().stream());
+        ctx.blocking().execute(() -> ctx.billing().settle(settlement));
+    }
+
+    private void finishWithFailure(CompletionFailure failure, TokenUsage usage, String status) {
+        done = true;
+        cancelTimers();
+        settle(usage, status);
+        observer.onFailure(failure);
+    }
+
+    /** Events of one attempt; stale events of an abandoned attempt are ignored. */
+    private final class Listener implements ModelProvider.UpstreamListener {
+
+        @Override
+        public void onFirstByte() {
+            synchronized (CompletionRun.this) {
+                if (done || this != current) {
+                    return;
+                }
+                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
+                        + ctx.settings().idleTimeout().toSeconds() + " s");
+                if (!started) {
+                    started = true;
+                    ttftMillis = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
+                    observer.onStarted(route.provider().value());
+                }
+            }
+        }
+
+        @Override
+        public void onDelta(String text) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current || text.isEmpty()) {
+                    return;
+                }
+                onFirstByte();
+                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
+                        + ctx.settings().idleTimeout().toSeconds() + " s");
+                delivered.append(text);
+                observer.onDelta(text);
+            }
+        }
+
+        @Override
+        public void onFinish(String finishReason, TokenUsage reportedUsage) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current) {
+                    return;
+                }
+                onFirstByte();
+                done = true;
+                cancelTimers();
+                TokenUsage usage = reportedUsage != null ? reportedUsage : partialUsage();
+                settle(usage, "completed");
+                observer.onComplete(new CompletionResult(finishReason, usage, route.provider().value()));
+            }
+        }
+
+        @Override
+        public void onFailure(ModelProvider.UpstreamFailure failure) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current) {
+                    return;
+                }
+                failed(failure);
+            }
+        }
+
+        /** Called with the run's lock held. */
+        void failed(ModelProvider.UpstreamFailure failure) {
+            if (!delivered.isEmpty() || !failure.retryable()) {
+                int status = delivered.isEmpty() ? (failure.status() >= 400 && failure.status() < 500 ? 400 : 502)
+                        : 200;
+                finishWithFailure(new CompletionFailure(status, status == 400 ? "invalid_request_error" : "api_error",
+                        delivered.isEmpty() && status == 400 ? "upstream_rejected" : "upstream_error",
+                        "The model provider failed: " + failure.message(), 0, !delivered.isEmpty()),
+                        partialUsage(), "failed");
+                return;
+            }
+            allRateLimited &= failure.rateLimited();
+            if (failure.retryAfter() != null) {
+                lastRetryAfter = failure.retryAfter();
+            }
+            current = null;
+            if (routeIndex + 1 < ctx.routes().size()) {
+                routeIndex++;
+                attempt();
+                return;
+            }
+            if (allRateLimited) {
+                long retryAfter = lastRetryAfter == null ? 1 : Math.max(1, lastRetryAfter.toSeconds());
+                finishWithFailure(new CompletionFailure(429, "rate_limit_error", "transfer_agent_capacity_reached",
+                        "Every provider of this model is at capacity; retry after " + retryAfter + " s",
+                        retryAfter, false), TokenUsage.NONE, "failed");
+                return;
+            }
+            if (pass >= ctx.settings().maxRetries()) {
+                finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
+                        "No provider of this model could answer: " + failure.message(), 0, false),
+                        TokenUsage.NONE, "failed");
+                return;
+            }
+            pass++;
+            routeIndex = 0;
+            allRateLimited = true;
+            Duration wait = ctx.settings().backoff(pass, failure.retryAfter());
+            ctx.timers().schedule(() -> {
+                synchronized (CompletionRun.this) {
+                    if (!done) {
+                        attempt();
+                    }
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+}

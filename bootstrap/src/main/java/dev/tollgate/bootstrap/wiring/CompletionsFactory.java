@@ -1,0 +1,108 @@
+package dev.tollgate.bootstrap.wiring;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.catalog.FileModelCatalog;
+import dev.tollgate.adapter.out.upstream.common.ConfiguredModelProviders;
+import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
+import dev.tollgate.application.port.in.completions.ListModelsUseCase;
+import dev.tollgate.application.port.out.ApiKeyRepository;
+import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.application.port.out.ModelCatalog;
+import dev.tollgate.application.port.out.ModelProviders;
+import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.application.service.completions.AuthenticateApiKeyService;
+import dev.tollgate.application.service.completions.ChatCompletionService;
+import dev.tollgate.application.service.completions.CompletionSettings;
+import dev.tollgate.application.service.completions.HoldSweeper;
+import dev.tollgate.application.service.completions.ModelCatalogService;
+import dev.tollgate.domain.shared.KeyHasher;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.TaskExecutors;
+import jakarta.inject.Named;
+import jakarta.inject.Singleton;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Wiring: the model surface — catalog, providers, tokenizer, billing and the completion use cases. */
+@Factory
+public class CompletionsFactory {
+
+    /** The catalog file: {@code TOLLGATE_CATALOG}, else the catalog shipped in the jar. */
+    @Singleton
+    @Named("catalog-path")
+    Path catalogPath(@Value("${tollgate.catalog:}") String path) {
+        return path.isBlank() ? Path.of("") : Path.of(path);
+    }
+
+    private static Path fileOrShipped(Path path) {
+        return path.toString().isEmpty() ? null : path;
+    }
+
+    @Singleton
+    ModelCatalog modelCatalog(@Named("catalog-path") Path path) {
+        return new FileModelCatalog(fileOrShipped(path));
+    }
+
+    @Singleton
+    TokenCounter tokenCounter() {
+        return new JtokkitTokenCounter();
+    }
+
+    @Singleton
+    @Named("upstream-timers")
+    @Bean(preDestroy = "shutdownNow")
+    ScheduledExecutorService upstreamTimers() {
+        AtomicInteger n = new AtomicInteger();
+        return Executors.newScheduledThreadPool(2, r -> {
+            Thread thread = new Thread(r, "upstream-timer-" + n.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Singleton
+    ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens,
+            @Named("upstream-timers") ScheduledExecutorService timers) {
+        CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));
+        return new ConfiguredModelProviders(catalog, tokens, timers);
+    }
+
+    @Singleton
+    CompletionSettings completionSettings(
+            @Value("${tollgate.completions.first-byte-timeout:120s}") Duration firstByte,
+            @Value("${tollgate.completions.idle-timeout:60s}") Duration idle,
+            @Value("${tollgate.completions.hold-lease:15m}") Duration lease,
+            @Value("${tollgate.completions.max-retries:3}") int maxRetries) {
+        return new CompletionSettings(firstByte, idle, lease, maxRetries, Duration.ofSeconds(1),
+                Duration.ofSeconds(8));
+    }
+
+    @Singleton
+    ModelCatalogService listModels(ModelCatalog catalog) {
+        return new ModelCatalogService(catalog);
+    }
+
+    @Singleton
+    AuthenticateApiKeyService authenticateApiKey(ApiKeyRepository apiKeys, KeyHasher hasher, Clock clock) {
+        return new AuthenticateApiKeyService(apiKeys, hasher, clock);
+    }
+
+    @Singleton
+    ChatCompletionService completeChat(ListModelsUseCase models, ModelProviders providers, TokenCounter tokens,
+            BillingLedger billing, Clock clock, @Named("upstream-timers") ScheduledExecutorService timers,
+            @Named(TaskExecutors.BLOCKING) ExecutorService blocking, CompletionSettings settings) {
+        return new ChatCompletionService(models, providers, tokens, billing, clock, timers, blocking, settings);
+    }
+
+    @Singleton
+    HoldSweeper holdSweeper(BillingLedger billing, Clock clock) {
+        return new HoldSweeper(billing, clock);
+    }
+}
