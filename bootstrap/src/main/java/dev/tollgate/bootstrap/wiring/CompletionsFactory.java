@@ -19,6 +19,7 @@ import dev.tollgate.domain.shared.KeyHasher;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.json.JsonMapper;
 import io.micronaut.scheduling.TaskExecutors;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
@@ -68,10 +69,10 @@ public class CompletionsFactory {
     }
 
     @Singleton
-    ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens,
+    ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens, JsonMapper json,
             @Named("upstream-timers") ScheduledExecutorService timers) {
         CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));
-        return new ConfiguredModelProviders(catalog, tokens, timers);
+        return new ConfiguredModelProviders(catalog, tokens, timers, json);
     }
 
     @Singleton

@@ -1,10 +1,12 @@
 package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.openai.OpenAiCompatibleModelProvider;
 import dev.tollgate.adapter.out.upstream.simulator.SimulatorModelProvider;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.application.port.out.ModelProviders;
 import dev.tollgate.application.port.out.TokenCounter;
+import io.micronaut.json.JsonMapper;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -15,12 +17,14 @@ public final class ConfiguredModelProviders implements ModelProviders {
 
     private final Map<String, ModelProvider> providers = new LinkedHashMap<>();
 
-    public ConfiguredModelProviders(CatalogFile catalog, TokenCounter tokens, ScheduledExecutorService scheduler) {
+    public ConfiguredModelProviders(CatalogFile catalog, TokenCounter tokens, ScheduledExecutorService scheduler,
+            JsonMapper json) {
         for (CatalogFile.ProviderSettings settings : catalog.providers().values()) {
             ModelProvider provider = switch (settings.type()) {
                 case "simulator" -> new SimulatorModelProvider(settings, tokens, scheduler);
+                case "openai" -> new OpenAiCompatibleModelProvider(settings, json);
                 default -> throw new IllegalArgumentException("provider " + settings.name() + ": unknown type '"
-                        + settings.type() + "' (known: simulator)");
+                        + settings.type() + "' (known: simulator, openai)");
             };
             providers.put(settings.name(), provider);
         }

@@ -1,0 +1,255 @@
+package dev.tollgate.adapter.out.upstream.openai;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.SseLineSubscriber;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.core.type.Argument;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Upstream adapter: any server speaking OpenAI's chat-completions API (OpenAI, vLLM, Ollama, llama.cpp server,
+ * Groq, Together, OpenRouter, …). Always streams from upstream ({@code stream_options.include_usage}) and passes
+ * deltas on as they arrive, so the first token reaches the client before the upstream finishes.
+ *
+ * <p>Uses the JDK {@link HttpClient} with a body publisher: cancelling its subscription closes the upstream
+ * connection at once, which the Micronaut client (it drains the body to reuse the connection) does not do
+ * (docs/decisions.md). Settings: {@code base-url} (e.g. {@code https://api.openai.com/v1}), {@code api-key-env}
+ * (name of the environment variable holding the key; optional), {@code connect-timeout-ms} (default 5000).
+ */
+public final class OpenAiCompatibleModelProvider implements ModelProvider {
+
+    private final String name;
+    private final URI endpoint;
+    private final String apiKey;
+    private final HttpClient client;
+    private final JsonMapper json;
+
+    public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, JsonMapper json) {
+        this.name = settings.name();
+        String base = settings.string("base-url", null);
+        if (base == null) {
+            throw new IllegalArgumentException("provider " + name + " needs base-url");
+        }
+        this.endpoint = URI.create(base.replaceAll("/+$", "") + "/chat/completions");
+        String keyVariable = settings.string("api-key-env", null);
+        this.apiKey = keyVariable == null ? null : System.getenv(keyVariable);
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofMillis(settings.number("connect-timeout-ms", 5000)))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+        this.json = json;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
+        HttpRequest.Builder http = HttpRequest.newBuilder(endpoint)
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(body(route, request, maxTokens), StandardCharsets.UTF_8));
+        if (apiKey != null && !apiKey.isBlank()) {
+            http.header("Authorization", "Bearer " + apiKey);
+        }
+        StreamDecoder decoder = new StreamDecoder(listener);
+        SseLineSubscriber subscriber = new SseLineSubscriber(decoder::line, decoder::ended);
+        CompletableFuture<HttpResponse<Void>> response = client.sendAsync(http.build(), info -> {
+            if (info.statusCode() != 200) {
+                return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofString(
+                        StandardCharsets.UTF_8), text -> {
+                            decoder.rejected(info.statusCode(),
+                                    info.headers().firstValue("Retry-After").orElse(null), text);
+                            return null;
+                        });
+            }
+            listener.onFirstByte();
+            return HttpResponse.BodySubscribers.fromSubscriber(subscriber, s -> null);
+        });
+        response.whenComplete((r, error) -> {
+            if (error != null) {
+                decoder.transportFailed(error);
+            }
+        });
+        return () -> {
+            decoder.cancelled = true;
+            subscriber.cancel();
+            response.cancel(true);
+        };
+    }
+
+    private String body(ProviderRoute route, ChatRequest request, int maxTokens) {
+        StringBuilder messages = new StringBuilder("[");
+        List<ChatMessage> list = request.messages();
+        for (int i = 0; i < list.size(); i++) {
+            messages.append(i == 0 ? "" : ",").append(list.get(i).json());
+        }
+        messages.append(']');
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("model", route.upstreamModel());
+        body.put("messages", "__MESSAGES__");
+        body.put("max_tokens", maxTokens);
+        body.put("stream", true);
+        body.put("stream_options", Map.of("include_usage", true));
+        putIfSet(body, "temperature", request.temperature());
+        putIfSet(body, "top_p", request.topP());
+        putIfSet(body, "frequency_penalty", request.frequencyPenalty());
+        putIfSet(body, "presence_penalty", request.presencePenalty());
+        if (!request.stop().isEmpty()) {
+            body.put("stop", request.stop());
+        }
+        putIfSet(body, "seed", request.seed());
+        if (request.logprobs()) {
+            body.put("logprobs", true);
+            putIfSet(body, "top_logprobs", request.topLogprobs());
+        }
+        putIfSet(body, "user", request.user());
+        putRaw(body, "response_format", request.responseFormatJson());
+        putRaw(body, "tools", request.toolsJson());
+        putRaw(body, "tool_choice", request.toolChoiceJson());
+        try {
+            String encoded = json.writeValueAsString(body);
+            // Messages go upstream exactly as the client sent them (content parts, tool calls, names).
+            return encoded.replace("\"__MESSAGES__\"", messages.toString());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot encode the upstream request", e);
+        }
+    }
+
+    private void putRaw(Map<String, Object> body, String field, String rawJson) {
+        if (rawJson == null) {
+            return;
+        }
+        try {
+            body.put(field, json.readValue(rawJson, Argument.OBJECT_ARGUMENT));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot re-read " + field, e);
+        }
+    }
+
+    private static void putIfSet(Map<String, Object> body, String field, Object value) {
+        if (value != null) {
+            body.put(field, value);
+        }
+    }
+
+    /** Turns the upstream's SSE lines into listener events; exactly one terminal event. */
+    private final class StreamDecoder {
+        private final UpstreamListener listener;
+        private volatile boolean cancelled;
+        private boolean finished;
+        private String finishReason;
+        private TokenUsage usage;
+
+        StreamDecoder(UpstreamListener listener) {
+            this.listener = listener;
+        }
+
+        synchronized void line(String line) {
+            if (finished || cancelled || !line.startsWith("data:")) {
+                return; // comments, event names, keep-alives
+            }
+            String data = line.substring(5).strip();
+            if (data.equals("[DONE]")) {
+                finish();
+                return;
+            }
+            Map<String, Object> chunk;
+            try {
+                chunk = json.readValue(data, Argument.mapOf(String.class, Object.class));
+            } catch (IOException e) {
+                fail(new UpstreamFailure(502, false, false, null, "unreadable chunk from " + name));
+                return;
+            }
+            if (chunk.get("error") instanceof Map<?, ?> error) {
+                fail(new UpstreamFailure(502, false, false, null, name + " reported: " + error.get("message")));
+                return;
+            }
+            if (chunk.get("usage") instanceof Map<?, ?> u && u.get("prompt_tokens") instanceof Number p
+                    && u.get("completion_tokens") instanceof Number c) {
+                usage = new TokenUsage(p.longValue(), c.longValue());
+            }
+            if (chunk.get("choices") instanceof List<?> choices && !choices.isEmpty()
+                    && choices.get(0) instanceof Map<?, ?> choice) {
+                if (choice.get("delta") instanceof Map<?, ?> delta && delta.get("content") instanceof String text
+                        && !text.isEmpty()) {
+                    listener.onDelta(text);
+                }
+                if (choice.get("finish_reason") instanceof String reason) {
+                    finishReason = reason;
+                }
+            }
+        }
+
+        synchronized void ended() {
+            if (!finished && !cancelled) {
+                if (finishReason != null) {
+                    finish();
+                } else {
+                    fail(new UpstreamFailure(502, true, false, null, name + " closed the stream before [DONE]"));
+                }
+            }
+        }
+
+        synchronized void rejected(int status, String retryAfter, String body) {
+            if (finished || cancelled) {
+                return;
+            }
+            boolean retryable = status == 429 || status >= 500;
+            fail(new UpstreamFailure(status, retryable, status == 429, retryAfter(retryAfter),
+                    name + " answered HTTP " + status + ": " + abbreviate(body)));
+        }
+
+        synchronized void transportFailed(Throwable error) {
+            if (finished || cancelled) {
+                return;
+            }
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            fail(new UpstreamFailure(502, true, false, null, name + " unreachable: " + cause));
+        }
+
+        private void finish() {
+            finished = true;
+            listener.onFinish(finishReason == null ? "stop" : finishReason, usage);
+        }
+
+        private void fail(UpstreamFailure failure) {
+            finished = true;
+            listener.onFailure(failure);
+        }
+    }
+
+    private static Duration retryAfter(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            long seconds = Long.parseLong(header.strip());
+            return seconds > 0 ? Duration.ofSeconds(seconds) : null;
+        } catch (NumberFormatException e) {
+            return null; // an HTTP date: fall back to the reference backoff
+        }
+    }
+
+    private static String abbreviate(String text) {
+        String oneLine = text == null ? "" : text.replaceAll("\\s+", " ").strip();
+        return oneLine.length() > 300 ? oneLine.substring(0, 300) + "..." : oneLine;
+    }
+}
