@@ -36,6 +36,9 @@ public interface BillingLedger {
     /** Charges {@code cost} (capped at the hold), returns the rest and writes the ledger row; repeat calls are no-ops. */
     boolean settle(Settlement settlement);
 
+    /** How many holds are open right now (requests in flight, or dead ones not yet swept). */
+    long openHolds();
+
     /** Settles holds whose lease ran out (their request died with its process) at no charge; returns how many. */
     int releaseExpired(Instant now, int max);
 }

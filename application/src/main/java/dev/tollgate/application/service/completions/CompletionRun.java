@@ -139,7 +139,7 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
-    private void settle(TokenUsage usage, String status) {
+    private Usd settle(TokenUsage usage, String status) {
         Usd cost = (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO
                 : Pricing.charge(Pricing.cost(route, usage), ctx.hold());
         Instant now = ctx.clock().instant();
@@ -148,6 +148,7 @@ final class CompletionRun implements RunningCompletion {
                 ctx.principal().keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
         ctx.blocking().execute(() -> ctx.billing().settle(settlement));
+        return cost;
     }
 
     private void finishWithFailure(CompletionFailure failure, TokenUsage usage, String status) {
@@ -200,8 +201,8 @@ final class CompletionRun implements RunningCompletion {
                 done = true;
                 cancelTimers();
                 TokenUsage usage = reportedUsage != null ? reportedUsage : partialUsage();
-                settle(usage, "completed");
-                observer.onComplete(new CompletionResult(finishReason, usage, route.provider().value()));
+                Usd charged = settle(usage, "completed");
+                observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
             }
         }
 

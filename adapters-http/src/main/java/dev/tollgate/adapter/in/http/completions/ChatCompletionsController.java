@@ -40,9 +40,11 @@ public class ChatCompletionsController {
     private final JsonMapper json;
     private final Clock clock;
     private final SseSettings sse;
+    private final CompletionMetrics metrics;
 
     ChatCompletionsController(ModelApiAuthentication authentication, CompleteChatUseCase completeChat,
-            JsonMapper json, Clock clock, SseSettings sse) {
+            JsonMapper json, Clock clock, SseSettings sse, CompletionMetrics metrics) {
+        this.metrics = metrics;
         this.authentication = authentication;
         this.completeChat = completeChat;
         this.json = json;
@@ -61,11 +63,12 @@ public class ChatCompletionsController {
                 clock.instant().getEpochSecond(), chat.model().value());
         if (chat.stream()) {
             SseStream stream = new SseStream(chunks, sse, request, clock);
-            stream.attach(completeChat.start(principal, chat, requestId, stream));
+            stream.attach(completeChat.start(principal, chat, requestId,
+                    metrics.observe(chat.model().value(), true, stream)));
             return stream.response();
         }
         JsonCollector collector = new JsonCollector(chunks, request, clock);
-        completeChat.start(principal, chat, requestId, collector);
+        completeChat.start(principal, chat, requestId, metrics.observe(chat.model().value(), false, collector));
         return collector.response();
     }
 

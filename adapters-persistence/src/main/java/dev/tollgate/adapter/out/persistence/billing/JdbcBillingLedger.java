@@ -173,6 +173,17 @@ public class JdbcBillingLedger implements BillingLedger {
 
     @Override
     @Transactional
+    public long openHolds() {
+        return jdbc.prepareStatement("SELECT count(*) FROM request_hold", statement -> {
+            try (ResultSet rs = statement.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+    }
+
+    @Override
+    @Transactional
     public int releaseExpired(Instant now, int max) {
         List<Map.Entry<String, String>> expired = jdbc.prepareStatement("SELECT h.request_id, k.key_hash "
                 + "FROM request_hold h JOIN api_key k ON k.id = h.api_key_id WHERE h.lease_until < ? "
