@@ -30,6 +30,12 @@ public interface ModelProvider {
 
         void onDelta(String text);
 
+        /**
+         * A piece of the answer's tool calls: the chunk's {@code delta.tool_calls} array as JSON, in the
+         * chat-completions streaming shape (entries keyed by {@code index}, arguments in fragments).
+         */
+        void onToolCallDelta(String toolCallsJson);
+
         /** @param reportedUsage the provider's own token counts, or {@code null} when it reported none */
         void onFinish(String finishReason, TokenUsage reportedUsage);
 

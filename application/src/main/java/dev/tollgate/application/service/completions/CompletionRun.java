@@ -192,6 +192,21 @@ final class CompletionRun implements RunningCompletion {
         }
 
         @Override
+        public void onToolCallDelta(String toolCallsJson) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current) {
+                    return;
+                }
+                onFirstByte();
+                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
+                        + ctx.settings().idleTimeout().toSeconds() + " s");
+                // Tool-call JSON is output too: it counts for partial billing and ends any fallback.
+                delivered.append(toolCallsJson);
+                observer.onToolCallDelta(toolCallsJson);
+            }
+        }
+
+        @Override
         public void onFinish(String finishReason, TokenUsage reportedUsage) {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {

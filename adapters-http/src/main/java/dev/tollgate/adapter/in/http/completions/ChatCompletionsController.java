@@ -78,6 +78,7 @@ public class ChatCompletionsController {
         private final HttpRequest<?> request;
         private final Clock clock;
         private final StringBuilder text = new StringBuilder();
+        private final ToolCallAssembler toolCalls = new ToolCallAssembler();
         private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
 
         JsonCollector(ChunkWriter chunks, HttpRequest<?> request, Clock clock) {
@@ -101,8 +102,13 @@ public class ChatCompletionsController {
         }
 
         @Override
+        public void onToolCallDelta(String toolCallsJson) {
+            toolCalls.add(chunks.read(toolCallsJson));
+        }
+
+        @Override
         public void onComplete(CompletionResult result) {
-            response.complete(HttpResponse.ok(chunks.completion(text.toString(), result))
+            response.complete(HttpResponse.ok(chunks.completion(text.toString(), toolCalls.toolCalls(), result))
                     .contentType(MediaType.APPLICATION_JSON_TYPE));
         }
 

@@ -29,11 +29,14 @@ final class ChunkWriter {
         this.model = model;
     }
 
-    Map<String, Object> completion(String text, CompletionResult result) {
+    Map<String, Object> completion(String text, List<Map<String, Object>> toolCalls, CompletionResult result) {
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("role", "assistant");
-        message.put("content", text);
+        message.put("content", text.isEmpty() && !toolCalls.isEmpty() ? null : text);
         message.put("refusal", null);
+        if (!toolCalls.isEmpty()) {
+            message.put("tool_calls", toolCalls);
+        }
         Map<String, Object> choice = new LinkedHashMap<>();
         choice.put("index", 0);
         choice.put("message", message);
@@ -57,6 +60,21 @@ final class ChunkWriter {
         Map<String, Object> delta = new LinkedHashMap<>();
         delta.put("content", text);
         return chunk(delta, null);
+    }
+
+    String toolCallChunk(String toolCallsJson) {
+        Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put("tool_calls", read(toolCallsJson));
+        return chunk(delta, null);
+    }
+
+    /** Parses a JSON value the gateway passes through (tool calls). */
+    Object read(String rawJson) {
+        try {
+            return json.readValue(rawJson, io.micronaut.core.type.Argument.OBJECT_ARGUMENT);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     String finishChunk(String finishReason) {

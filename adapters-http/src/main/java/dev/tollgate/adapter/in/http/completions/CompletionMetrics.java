@@ -52,6 +52,11 @@ public final class CompletionMetrics {
             }
 
             @Override
+            public void onToolCallDelta(String toolCallsJson) {
+                delegate.onToolCallDelta(toolCallsJson);
+            }
+
+            @Override
             public void onComplete(CompletionResult result) {
                 Counter.builder("tollgate.completions").tag("model", model).tag("provider", result.provider())
                         .tag("outcome", "completed").tag("stream", Boolean.toString(stream)).register(registry)

@@ -122,6 +122,16 @@ final class SseStream implements CompletionObserver {
     }
 
     @Override
+    public synchronized void onToolCallDelta(String toolCallsJson) {
+        if (ended) {
+            return;
+        }
+        commit();
+        sendRole();
+        data(chunks.toolCallChunk(toolCallsJson));
+    }
+
+    @Override
     public synchronized void onComplete(CompletionResult result) {
         if (ended) {
             return;

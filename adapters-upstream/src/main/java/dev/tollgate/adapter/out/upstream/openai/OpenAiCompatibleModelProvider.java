@@ -188,9 +188,18 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
             if (chunk.get("choices") instanceof List<?> choices && !choices.isEmpty()
                     && choices.get(0) instanceof Map<?, ?> choice) {
-                if (choice.get("delta") instanceof Map<?, ?> delta && delta.get("content") instanceof String text
-                        && !text.isEmpty()) {
-                    listener.onDelta(text);
+                if (choice.get("delta") instanceof Map<?, ?> delta) {
+                    if (delta.get("content") instanceof String text && !text.isEmpty()) {
+                        listener.onDelta(text);
+                    }
+                    if (delta.get("tool_calls") instanceof List<?> toolCalls && !toolCalls.isEmpty()) {
+                        try {
+                            listener.onToolCallDelta(json.writeValueAsString(toolCalls));
+                        } catch (IOException e) {
+                            fail(new UpstreamFailure(502, false, false, null, "unreadable tool call from " + name));
+                            return;
+                        }
+                    }
                 }
                 if (choice.get("finish_reason") instanceof String reason) {
                     finishReason = reason;

@@ -81,6 +81,7 @@ class OpenAiCompatibleModelProviderTest {
     /** Records what the provider reports. */
     static final class Recorder implements ModelProvider.UpstreamListener {
         final List<String> deltas = new CopyOnWriteArrayList<>();
+        final List<String> toolCalls = new CopyOnWriteArrayList<>();
         final CountDownLatch done = new CountDownLatch(1);
         volatile boolean firstByte;
         volatile String finishReason;
@@ -95,6 +96,11 @@ class OpenAiCompatibleModelProviderTest {
         @Override
         public void onDelta(String text) {
             deltas.add(text);
+        }
+
+        @Override
+        public void onToolCallDelta(String toolCallsJson) {
+            toolCalls.add(toolCallsJson);
         }
 
         @Override
@@ -145,6 +151,25 @@ class OpenAiCompatibleModelProviderTest {
         assertTrue(sent.contains("\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"), sent);
         assertTrue(sent.contains("\"stream\":true") && sent.contains("\"include_usage\":true"), sent);
         assertTrue(sent.contains("\"max_tokens\":16") && sent.contains("\"seed\":7"), sent);
+    }
+
+    @Test
+    void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
+        handler.set(exchange -> sse(exchange,
+                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+                        + "\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"\"}}]},"
+                        + "\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                        + "\"function\":{\"arguments\":\"{\\\"q\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}",
+                "[DONE]"));
+        Recorder recorder = new Recorder();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(2, recorder.toolCalls.size());
+        assertTrue(recorder.toolCalls.get(0).contains("\"id\":\"call_1\""), recorder.toolCalls.get(0));
+        assertTrue(recorder.toolCalls.get(1).contains("{\\\"q\\\":1}"), recorder.toolCalls.get(1));
+        assertEquals("tool_calls", recorder.finishReason);
+        assertTrue(recorder.deltas.isEmpty());
     }
 
     @Test

@@ -12,6 +12,11 @@ public interface CompletionObserver {
     /** Output text, in order. */
     void onDelta(String text);
 
+    /**
+     * Tool-call output, in order: a {@code delta.tool_calls} JSON array in the chat-completions streaming shape.
+     */
+    void onToolCallDelta(String toolCallsJson);
+
     void onComplete(CompletionResult result);
 
     /** @param failure {@link CompletionFailure#afterOutput()} tells whether any delta was delivered before it */
