@@ -17,6 +17,7 @@ import dev.tollgate.application.service.completions.HoldSweeper;
 import dev.tollgate.application.service.completions.ModelCatalogService;
 import dev.tollgate.domain.shared.KeyHasher;
 import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.json.JsonMapper;
@@ -68,7 +69,8 @@ public class CompletionsFactory {
         });
     }
 
-    @Singleton
+    /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */
+    @Context
     ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens, JsonMapper json,
             @Named("upstream-timers") ScheduledExecutorService timers) {
         CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));

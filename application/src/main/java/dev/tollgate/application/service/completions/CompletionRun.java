@@ -140,8 +140,7 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private Usd settle(TokenUsage usage, String status) {
-        Usd cost = (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO
-                : Pricing.charge(Pricing.cost(route, usage), ctx.hold());
+        Usd cost = (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO : priced(usage);
         Instant now = ctx.clock().instant();
         long latency = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
         BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
@@ -149,6 +148,15 @@ final class CompletionRun implements RunningCompletion {
                 status, now, latency, ttftMillis, ctx.request().stream());
         ctx.blocking().execute(() -> ctx.billing().settle(settlement));
         return cost;
+    }
+
+    /** The charge for {@code usage}, capped at the hold; a usage too large to price is charged the hold. */
+    private Usd priced(TokenUsage usage) {
+        try {
+            return Pricing.charge(Pricing.cost(route, usage), ctx.hold());
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            return ctx.hold();
+        }
     }
 
     private void finishWithFailure(CompletionFailure failure, TokenUsage usage, String status) {
@@ -253,7 +261,8 @@ final class CompletionRun implements RunningCompletion {
                 return;
             }
             if (allRateLimited) {
-                long retryAfter = lastRetryAfter == null ? 1 : Math.max(1, lastRetryAfter.toSeconds());
+                long retryAfter = lastRetryAfter == null ? 1
+                        : Math.max(1, (lastRetryAfter.toMillis() + 999) / 1000); // never tell a client to come back early
                 finishWithFailure(new CompletionFailure(429, "rate_limit_error", "transfer_agent_capacity_reached",
                         "Every provider of this model is at capacity; retry after " + retryAfter + " s",
                         retryAfter, false), TokenUsage.NONE, "failed");

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.completions;
 
 import dev.tollgate.adapter.in.http.common.ApiErrors;
+import dev.tollgate.adapter.in.http.common.ClientConnection;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
@@ -8,6 +9,7 @@ import dev.tollgate.application.port.in.completions.CompleteChatUseCase;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.application.port.in.completions.RunningCompletion;
 import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -65,10 +67,15 @@ public class ChatCompletionsController {
             SseStream stream = new SseStream(chunks, sse, request, clock);
             stream.attach(completeChat.start(principal, chat, requestId,
                     metrics.observe(chat.model().value(), true, stream)));
+            stream.watch(ClientConnection.onClose(request, stream::clientDisconnected));
             return stream.response();
         }
         JsonCollector collector = new JsonCollector(chunks, request, clock);
-        completeChat.start(principal, chat, requestId, metrics.observe(chat.model().value(), false, collector));
+        RunningCompletion running = completeChat.start(principal, chat, requestId,
+                metrics.observe(chat.model().value(), false, collector));
+        // G13: a client that leaves stops the upstream and is billed what was produced until then.
+        Runnable unwatch = ClientConnection.onClose(request, running::cancel);
+        collector.response().whenComplete((response, error) -> unwatch.run());
         return collector.response();
     }
 

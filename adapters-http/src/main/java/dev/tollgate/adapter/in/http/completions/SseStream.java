@@ -32,7 +32,9 @@ final class SseStream implements CompletionObserver {
     private final Clock clock;
     private final Sinks.Many<byte[]> sink = Sinks.many().unicast().onBackpressureBuffer();
     private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
-    private final Disposable keepAlive;
+    private final SseSettings settings;
+    private Disposable keepAlive = () -> { };
+    private Runnable unwatch = () -> { };
     private RunningCompletion completion;
     private boolean committed;
     private boolean roleSent;
@@ -42,19 +44,29 @@ final class SseStream implements CompletionObserver {
         this.chunks = chunks;
         this.request = request;
         this.clock = clock;
-        this.keepAlive = Flux.interval(settings.keepAlive(), Schedulers.parallel()).subscribe(tick -> keepAlive());
+        this.settings = settings;
     }
 
+    /** Called once the completion started (so a refused request never starts a timer). */
     synchronized void attach(RunningCompletion running) {
         this.completion = running;
-        if (ended) {
-            return;
+        if (!ended) {
+            keepAlive = Flux.interval(settings.keepAlive(), Schedulers.parallel()).subscribe(tick -> keepAlive());
         }
-        response.whenComplete((r, e) -> {
-            if (e != null) {
-                running.cancel();
-            }
-        });
+    }
+
+    /** Keeps the handle that stops watching the client's connection; released when the stream ends. */
+    synchronized void watch(Runnable unwatch) {
+        if (ended) {
+            unwatch.run();
+        } else {
+            this.unwatch = unwatch;
+        }
+    }
+
+    /** The client's connection closed: stop the completion (billing what was delivered). */
+    void clientDisconnected() {
+        clientLeft();
     }
 
     CompletableFuture<MutableHttpResponse<?>> response() {
@@ -84,6 +96,7 @@ final class SseStream implements CompletionObserver {
         synchronized (this) {
             ended = true;
             keepAlive.dispose();
+            unwatch.run();
             running = completion;
         }
         if (running != null) {
@@ -152,6 +165,7 @@ final class SseStream implements CompletionObserver {
         if (!committed) {
             ended = true;
             keepAlive.dispose();
+            unwatch.run();
             response.complete(ChatCompletionsController.failureResponse(request, failure, clock));
             return;
         }
@@ -162,6 +176,7 @@ final class SseStream implements CompletionObserver {
     private void end() {
         ended = true;
         keepAlive.dispose();
+        unwatch.run();
         sink.tryEmitComplete();
     }
 }

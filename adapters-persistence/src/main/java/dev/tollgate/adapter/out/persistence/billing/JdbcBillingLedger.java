@@ -130,6 +130,13 @@ public class JdbcBillingLedger implements BillingLedger {
             return false; // settled before (or swept): exactly one settlement counts
         }
         long charge = Math.min(settlement.cost().micros(), hold.amountMicros());
+        // Same lock order as placeHold (key row, then account), or the two deadlock each other.
+        jdbc.prepareStatement("SELECT 1 FROM api_key WHERE id = ? FOR UPDATE", statement -> {
+            statement.setObject(1, hold.apiKeyId());
+            try (ResultSet rs = statement.executeQuery()) {
+                return rs.next();
+            }
+        });
         jdbc.prepareStatement("UPDATE account SET reserved_micros = reserved_micros - ?, "
                 + "balance_micros = balance_micros + ? WHERE id = ?", statement -> {
                     statement.setLong(1, hold.amountMicros());

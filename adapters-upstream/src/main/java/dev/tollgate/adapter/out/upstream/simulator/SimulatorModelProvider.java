@@ -107,9 +107,9 @@ public final class SimulatorModelProvider implements ModelProvider {
                 return;
             }
             if (emitted >= length) {
-                TokenUsage usage = reportUsage
-                        ? new TokenUsage(tokens.countPrompt(request.messages()), tokens.countText(text.toString()))
-                        : null;
+                // Each simulated word is one token of the simulator's own vocabulary, so usage never exceeds
+                // max_tokens; the prompt is counted with the gateway's tokenizer.
+                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request.messages()), emitted) : null;
                 listener.onFinish(emitted >= length && length == outputTokens ? "stop" : "length", usage);
                 return;
             }

@@ -1,0 +1,124 @@
+package dev.tollgate.adapter.in.http.completions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.CompleteChatUseCase;
+import dev.tollgate.application.port.in.completions.CompletionFailure;
+import dev.tollgate.application.port.in.completions.CompletionObserver;
+import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.testing.InMemoryBillingLedger;
+import dev.tollgate.domain.account.AccountId;
+import dev.tollgate.domain.apikey.ApiKeyId;
+import dev.tollgate.domain.shared.KeyHash;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.json.JsonMapper;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The SSE keep-alive timer lives exactly as long as its stream (G14, G17: no leaked timers). A Reactor schedule
+ * hook counts every run of a scheduled task; with a 10 ms keep-alive a live stream ticks about 100 times a second,
+ * and a stream that ended — or never started because the request was refused — must not tick at all.
+ */
+class SseKeepAliveLifecycleTest {
+
+    private static final String HOOK = "sse-keep-alive-probe";
+    private static final String STREAM_BODY = "{\"model\":\"test/model\",\"stream\":true,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    /** The counter of the test whose thread schedules a task; runs of that task count there only. */
+    private static final ThreadLocal<AtomicInteger> PROBE = new ThreadLocal<>();
+
+    private final AtomicInteger ticks = new AtomicInteger();
+    private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("d".repeat(64)),
+            AccountId.newId());
+
+    @BeforeEach
+    void countScheduledRuns() {
+        Schedulers.onScheduleHook(HOOK, task -> {
+            AtomicInteger counter = PROBE.get();
+            return counter == null ? task : () -> {
+                counter.incrementAndGet();
+                task.run();
+            };
+        });
+        PROBE.set(ticks); // keep-alive timers are scheduled on the calling thread, inside complete()
+    }
+
+    @AfterEach
+    void removeHook() {
+        PROBE.remove();
+        Schedulers.resetOnScheduleHook(HOOK);
+    }
+
+    private ChatCompletionsController controller(CompleteChatUseCase useCase) {
+        return new ChatCompletionsController(new ModelApiAuthentication(token -> principal), useCase,
+                JsonMapper.createDefault(), Clock.systemUTC(), new SseSettings(Duration.ofMillis(10)),
+                new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger()));
+    }
+
+    private static HttpRequest<?> streamRequest() {
+        return HttpRequest.POST("/v1/chat/completions", STREAM_BODY).header("Authorization", "Bearer gp-test");
+    }
+
+    private static void sleep(long millis) throws InterruptedException {
+        Thread.sleep(millis);
+    }
+
+    /** Ticks counted over {@code millis} after a settling pause. */
+    private int ticksDuring(long millis) throws InterruptedException {
+        sleep(50); // a tick already under way may still finish
+        int before = ticks.get();
+        sleep(millis);
+        return ticks.get() - before;
+    }
+
+    @Test
+    void aLiveStreamTicksAndAnEndedStreamStops() throws Exception {
+        AtomicReference<CompletionObserver> observer = new AtomicReference<>();
+        ChatCompletionsController controller = controller((p, request, id, o) -> {
+            observer.set(o);
+            return () -> {
+            };
+        });
+
+        controller.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8));
+        assertNotNull(observer.get());
+        assertTrue(ticksDuring(200) > 0, "the probe sees the keep-alive of a live stream");
+
+        observer.get().onFailure(new CompletionFailure(502, "api_error", "upstream_error", "gone", 0, false));
+
+        assertEquals(0, ticksDuring(200), "an ended stream's keep-alive stops");
+    }
+
+    @Test
+    void aStreamRefusedBeforeItStartsLeavesNoKeepAliveBehind() throws Exception {
+        ChatCompletionsController notFound = controller((p, request, id, o) -> {
+            throw new ModelNotFoundException(request.model());
+        });
+        ChatCompletionsController noQuota = controller((p, request, id, o) -> {
+            throw new InsufficientQuotaException(InsufficientQuotaException.Reason.ACCOUNT_BALANCE);
+        });
+
+        assertThrows(ModelNotFoundException.class,
+                () -> notFound.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)));
+        assertThrows(InsufficientQuotaException.class,
+                () -> noQuota.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)));
+
+        // The 404 and 429 are answered as JSON by the exception handlers; nothing of the stream may live on.
+        assertEquals(0, ticksDuring(200), "a refused stream request left its keep-alive timer running");
+    }
+}

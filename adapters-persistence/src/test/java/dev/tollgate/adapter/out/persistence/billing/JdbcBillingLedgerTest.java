@@ -1,0 +1,639 @@
+package dev.tollgate.adapter.out.persistence.billing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.adapter.out.persistence.account.JdbcAccountRepository;
+import dev.tollgate.adapter.out.persistence.apikey.JdbcApiKeyRepository;
+import dev.tollgate.adapter.out.persistence.common.JdbcTransactionRunner;
+import dev.tollgate.adapter.out.persistence.managementkey.JdbcManagementKeyRepository;
+import dev.tollgate.adapter.out.persistence.spend.JdbcKeySpendRepository;
+import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
+import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.application.port.out.BillingLedger.HoldOutcome;
+import dev.tollgate.application.port.out.KeySpendRepository;
+import dev.tollgate.application.testing.AbstractBillingLedgerContractTest;
+import dev.tollgate.application.testing.AbstractBillingLedgerContractTest.Payer;
+import dev.tollgate.application.testing.PersistenceStores;
+import dev.tollgate.domain.account.Account;
+import dev.tollgate.domain.account.AccountId;
+import dev.tollgate.domain.apikey.ApiKey;
+import dev.tollgate.domain.apikey.ApiKeyId;
+import dev.tollgate.domain.apikey.LimitReset;
+import dev.tollgate.domain.apikey.SpendLimit;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.shared.KeyHasher;
+import dev.tollgate.domain.shared.KeyKind;
+import dev.tollgate.domain.shared.KeyName;
+import dev.tollgate.domain.shared.RawKey;
+import dev.tollgate.domain.shared.Usd;
+import dev.tollgate.domain.spend.KeyUsage;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.data.jdbc.runtime.JdbcOperations;
+import java.math.BigDecimal;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@link JdbcBillingLedger} on a real PostgreSQL (the embedded server of {@link TestDatabase}): the port's contract,
+ * the stored rows, and the money goals under concurrency — a key's cap is never exceeded (G1), a shared balance
+ * never goes negative and money is conserved (G2, G4), and every request settles exactly once (G3).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JdbcBillingLedgerTest {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Instant NOW = Instant.parse("2026-03-04T12:00:00Z");
+    private static final Duration LEASE = Duration.ofMinutes(15);
+
+    private ApplicationContext context;
+    private JdbcBillingLedger ledger;
+    private PersistenceStores stores;
+
+    @BeforeAll
+    void startContext() {
+        context = ApplicationContext.run(TestDatabase.properties());
+        ledger = context.getBean(JdbcBillingLedger.class);
+        stores = new PersistenceStores(context.getBean(JdbcAccountRepository.class),
+                context.getBean(JdbcApiKeyRepository.class), context.getBean(JdbcManagementKeyRepository.class),
+                context.getBean(JdbcKeySpendRepository.class), context.getBean(JdbcTransactionRunner.class));
+    }
+
+    @AfterAll
+    void stopContext() {
+        context.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Fixtures
+
+    private Account newAccount(Usd balance) {
+        Account account = stores.newAccount(NOW.minus(Duration.ofDays(30)));
+        if (balance.isPositive()) {
+            stores.accounts().credit(account.id(), balance, NOW.minus(Duration.ofDays(30)));
+        }
+        return account;
+    }
+
+    private Payer newKey(AccountId account, SpendLimit limit) {
+        RawKey raw = RawKey.generate(KeyKind.REGULAR, RANDOM);
+        ApiKey key = ApiKey.issue(account, KeyHasher.sha256().hash(raw), raw.label(), new KeyName("billing-test"),
+                limit == null ? null : limit.amount(), limit == null ? null : limit.reset(), null,
+                NOW.minus(Duration.ofDays(30)));
+        stores.apiKeys().insert(key);
+        return new Payer(account, key.id(), key.hash());
+    }
+
+    private Payer newPayer(Usd balance, SpendLimit limit) {
+        return newKey(newAccount(balance).id(), limit);
+    }
+
+    private static Usd dollars(String amount) {
+        return Usd.ofDollars(new BigDecimal(amount));
+    }
+
+    private static String newRequestId() {
+        return "req_" + UUID.randomUUID().toString().replace("-", "");
+    }
+
+    private static BillingLedger.HoldRequest hold(Payer payer, String requestId, Usd amount, Instant admittedAt) {
+        return new BillingLedger.HoldRequest(requestId, payer.accountId(), payer.apiKeyId(), amount, admittedAt,
+                admittedAt.plus(LEASE));
+    }
+
+    private static BillingLedger.Settlement settlement(Payer payer, String requestId, Usd cost, Instant at) {
+        return new BillingLedger.Settlement(requestId, payer.keyHash(), "tollgate/simulator-priced", "simulator",
+                new TokenUsage(12, 34), cost, "completed", at, 250L, 40L, true);
+    }
+
+    private static Connection connect() throws SQLException {
+        Map<String, Object> db = TestDatabase.properties();
+        return DriverManager.getConnection((String) db.get("datasources.default.url"),
+                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
+    }
+
+    private static long queryLong(String sql, Object... args) {
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                statement.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = statement.executeQuery()) {
+                assertTrue(rs.next(), sql);
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Usd available(AccountId account) {
+        return stores.accounts().findById(account).orElseThrow().balance();
+    }
+
+    private Usd reserved(AccountId account) {
+        return Usd.ofMicros(queryLong("SELECT reserved_micros FROM account WHERE id = ?", account.value()));
+    }
+
+    private KeyUsage usage(ApiKeyId key, Instant at) {
+        return stores.spend().usageAt(List.of(key), at).get(key);
+    }
+
+    private boolean holdOpen(String requestId) {
+        return queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", requestId) == 1;
+    }
+
+    private List<AbstractBillingLedgerContractTest.Entry> ledgerRows(String requestId) {
+        List<AbstractBillingLedgerContractTest.Entry> rows = new ArrayList<>();
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT status, held_micros, cost_micros, prompt_tokens, completion_tokens FROM request_ledger "
+                        + "WHERE request_id = ?")) {
+            statement.setString(1, requestId);
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new AbstractBillingLedgerContractTest.Entry(rs.getString(1), rs.getLong(2),
+                            rs.getLong(3), rs.getLong(4), rs.getLong(5)));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return rows;
+    }
+
+    /** The same contract the in-memory fake passes. */
+    @Nested
+    class Contract extends AbstractBillingLedgerContractTest {
+        @Override
+        protected BillingLedger ledger() {
+            return ledger;
+        }
+
+        @Override
+        protected Payer newPayer(Usd balance, SpendLimit limit) {
+            return JdbcBillingLedgerTest.this.newPayer(balance, limit);
+        }
+
+        @Override
+        protected Usd available(AccountId account) {
+            return JdbcBillingLedgerTest.this.available(account);
+        }
+
+        @Override
+        protected Usd reserved(AccountId account) {
+            return JdbcBillingLedgerTest.this.reserved(account);
+        }
+
+        @Override
+        protected KeyUsage usage(ApiKeyId key, Instant at) {
+            return JdbcBillingLedgerTest.this.usage(key, at);
+        }
+
+        @Override
+        protected boolean holdOpen(String requestId) {
+            return JdbcBillingLedgerTest.this.holdOpen(requestId);
+        }
+
+        @Override
+        protected List<Entry> ledgerRows(String requestId) {
+            return JdbcBillingLedgerTest.this.ledgerRows(requestId);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Rows as stored
+
+    @Test
+    void aHoldIsOneRowAndTheBalanceMovesToReserved() {
+        Payer payer = newPayer(dollars("5"), null);
+        String requestId = newRequestId();
+        Instant admitted = Instant.parse("2026-03-04T12:00:00.123Z");
+
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, dollars("0.75"), admitted)));
+
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT account_id, api_key_id, amount_micros, admitted_at, lease_until FROM request_hold "
+                        + "WHERE request_id = ?")) {
+            statement.setString(1, requestId);
+            try (ResultSet rs = statement.executeQuery()) {
+                assertTrue(rs.next());
+                assertEquals(payer.accountId().value(), rs.getObject(1, UUID.class));
+                assertEquals(payer.apiKeyId().value(), rs.getObject(2, UUID.class));
+                assertEquals(750_000, rs.getLong(3));
+                assertEquals(admitted, rs.getObject(4, OffsetDateTime.class).toInstant());
+                assertEquals(admitted.plus(LEASE), rs.getObject(5, OffsetDateTime.class).toInstant());
+                assertFalse(rs.next());
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        assertEquals(4_250_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+        assertEquals(750_000, queryLong("SELECT reserved_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+    }
+
+    @Test
+    void refusedHoldsWriteNothing() {
+        Payer poor = newPayer(dollars("0.10"), null);
+        String requestId = newRequestId();
+        assertEquals(HoldOutcome.INSUFFICIENT_BALANCE, ledger.placeHold(hold(poor, requestId, dollars("0.11"), NOW)));
+        Payer capped = newPayer(dollars("10"), SpendLimit.lifetime(dollars("0.10")));
+        String capRequest = newRequestId();
+        assertEquals(HoldOutcome.KEY_LIMIT_REACHED, ledger.placeHold(hold(capped, capRequest, dollars("0.11"), NOW)));
+
+        for (Payer payer : List.of(poor, capped)) {
+            assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE account_id = ?",
+                    payer.accountId().value()));
+            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+        }
+        assertEquals(100_000, available(poor.accountId()).micros());
+        assertEquals(10_000_000, available(capped.accountId()).micros());
+    }
+
+    @Test
+    void theKeyLimitCountsOpenHoldsAndSettledSpendInTheKeysWindowOnly() {
+        // A weekly limit: spend and holds of the previous week do not count, those of this week do.
+        Payer payer = newPayer(dollars("100"), new SpendLimit(dollars("1"), LimitReset.WEEKLY));
+        Instant lastSunday = Instant.parse("2026-03-01T23:00:00Z");  // week of Monday 2026-02-23
+        Instant wednesday = NOW;                                     // week of Monday 2026-03-02
+        String lastWeek = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, lastWeek, dollars("0.9"), lastSunday)));
+        assertTrue(ledger.settle(settlement(payer, lastWeek, dollars("0.9"), lastSunday.plusSeconds(5))));
+        String openLastWeek = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, openLastWeek, dollars("0.1"), lastSunday)));
+
+        String monday = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, monday, dollars("0.3"),
+                Instant.parse("2026-03-02T00:00:00Z"))));
+        assertTrue(ledger.settle(settlement(payer, monday, dollars("0.25"), wednesday)));
+        String open = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, open, dollars("0.5"), wednesday)));
+
+        // This week: 0.25 settled + 0.5 open = 0.75; 0.25 more fits exactly, one µUSD more does not.
+        assertEquals(HoldOutcome.KEY_LIMIT_REACHED,
+                ledger.placeHold(hold(payer, newRequestId(), Usd.ofMicros(250_001), wednesday)));
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, newRequestId(), dollars("0.25"), wednesday)));
+        assertTrue(ledger.settle(settlement(payer, openLastWeek, Usd.ZERO, wednesday)));
+    }
+
+    @Test
+    void settlementWritesOneCompleteLedgerRowAndCountsInTheWindowOfAdmission() throws SQLException {
+        Payer payer = newPayer(dollars("3"), new SpendLimit(dollars("1"), LimitReset.DAILY));
+        Instant admitted = Instant.parse("2026-03-31T23:59:59.950Z"); // last instant of a day and a month
+        Instant finished = Instant.parse("2026-04-01T00:00:02.500Z");
+        String requestId = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, dollars("1"), admitted)));
+
+        assertTrue(ledger.settle(settlement(payer, requestId, Usd.ofMicros(654_321), finished)));
+
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT account_id, api_key_id, key_hash, model, provider, prompt_tokens, completion_tokens, "
+                        + "held_micros, cost_micros, status, admitted_at, finished_at, latency_ms, ttft_ms, streamed "
+                        + "FROM request_ledger WHERE request_id = ?")) {
+            statement.setString(1, requestId);
+            try (ResultSet rs = statement.executeQuery()) {
+                assertTrue(rs.next());
+                assertEquals(payer.accountId().value(), rs.getObject(1, UUID.class));
+                assertEquals(payer.apiKeyId().value(), rs.getObject(2, UUID.class));
+                assertEquals(payer.keyHash().hex(), rs.getString(3));
+                assertEquals("tollgate/simulator-priced", rs.getString(4));
+                assertEquals("simulator", rs.getString(5));
+                assertEquals(12, rs.getLong(6));
+                assertEquals(34, rs.getLong(7));
+                assertEquals(1_000_000, rs.getLong(8));
+                assertEquals(654_321, rs.getLong(9));
+                assertEquals("completed", rs.getString(10));
+                assertEquals(admitted, rs.getObject(11, OffsetDateTime.class).toInstant());
+                assertEquals(finished, rs.getObject(12, OffsetDateTime.class).toInstant());
+                assertEquals(250, rs.getLong(13));
+                assertEquals(40, rs.getLong(14));
+                assertTrue(rs.getBoolean(15));
+                assertFalse(rs.next());
+            }
+        }
+        // The daily and monthly rows are those of March 31, where the request was admitted.
+        assertEquals(654_321, queryLong("SELECT spent_micros FROM api_key_spend WHERE api_key_id = ? AND "
+                + "period = 'daily' AND period_start = '2026-03-31T00:00:00Z'", payer.apiKeyId().value()));
+        assertEquals(654_321, queryLong("SELECT spent_micros FROM api_key_spend WHERE api_key_id = ? AND "
+                + "period = 'monthly' AND period_start = '2026-03-01T00:00:00Z'", payer.apiKeyId().value()));
+        assertEquals(0, queryLong("SELECT count(*) FROM api_key_spend WHERE api_key_id = ? AND "
+                + "period_start >= '2026-04-01T00:00:00Z'", payer.apiKeyId().value()));
+        assertEquals(Usd.ZERO, usage(payer.apiKeyId(), finished).daily());
+        assertEquals(Usd.ofMicros(654_321), usage(payer.apiKeyId(), admitted).daily());
+        // April 1 starts with the whole daily limit.
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, newRequestId(), dollars("1"), finished)));
+        assertEquals(3_000_000 - 654_321 - 1_000_000, available(payer.accountId()).micros());
+    }
+
+    @Test
+    void anExpiredHoldIsReleasedWithAnExpiredRowAndNoCharge() throws SQLException {
+        Instant base = Instant.parse("2020-02-02T02:00:00Z"); // before every other hold in the shared database
+        Payer payer = newPayer(dollars("2"), SpendLimit.lifetime(dollars("2")));
+        String requestId = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, dollars("1.5"), base)));
+
+        Instant sweep = base.plus(LEASE).plusSeconds(1);
+        assertEquals(1, ledger.releaseExpired(sweep, 10));
+
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT status, cost_micros, held_micros, provider, key_hash, finished_at, admitted_at "
+                        + "FROM request_ledger WHERE request_id = ?")) {
+            statement.setString(1, requestId);
+            try (ResultSet rs = statement.executeQuery()) {
+                assertTrue(rs.next());
+                assertEquals("expired", rs.getString(1));
+                assertEquals(0, rs.getLong(2));
+                assertEquals(1_500_000, rs.getLong(3));
+                assertNull(rs.getString(4));
+                assertEquals(payer.keyHash().hex(), rs.getString(5));
+                assertEquals(sweep, rs.getObject(6, OffsetDateTime.class).toInstant());
+                assertEquals(base, rs.getObject(7, OffsetDateTime.class).toInstant());
+            }
+        }
+        assertEquals(dollars("2"), available(payer.accountId()));
+        assertEquals(Usd.ZERO, reserved(payer.accountId()));
+        assertEquals(0, queryLong("SELECT count(*) FROM api_key_spend WHERE api_key_id = ?",
+                payer.apiKeyId().value()));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Concurrency
+
+    /** Runs {@code tasks} on {@code threads} threads released at once; returns what they threw. */
+    private static List<Throwable> runConcurrently(int threads, List<Runnable> tasks) throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (Runnable task : tasks) {
+            futures.add(pool.submit(() -> {
+                go.await();
+                task.run();
+                return null;
+            }));
+        }
+        go.countDown();
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(2, TimeUnit.MINUTES), "the concurrent run did not finish");
+        List<Throwable> failures = new ArrayList<>();
+        for (Future<?> future : futures) {
+            try {
+                future.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                failures.add(e.getCause());
+            }
+        }
+        return failures;
+    }
+
+    /** No ledger call may fail under concurrency (a failed settle leaves its hold to the sweeper). */
+    private static void assertNoneFailed(List<Throwable> failures, int calls) {
+        if (!failures.isEmpty()) {
+            throw new AssertionError(failures.size() + " of " + calls + " concurrent tasks failed; first: "
+                    + failures.get(0), failures.get(0));
+        }
+    }
+
+    /** Money is conserved: what is available, held and charged adds up to what was credited. */
+    private void assertConserved(AccountId account, long creditedMicros) {
+        assertEquals(creditedMicros, queryLong("SELECT a.balance_micros + a.reserved_micros + (SELECT "
+                + "coalesce(sum(cost_micros), 0) FROM request_ledger l WHERE l.account_id = a.id) FROM account a "
+                + "WHERE a.id = ?", account.value()));
+    }
+
+    @Test
+    void g1TheKeyCapHoldsUnderConcurrentHoldsAndSettlements() throws InterruptedException {
+        Usd cost = dollars("0.03");
+        for (int run = 0; run < 3; run++) {
+            Payer payer = newPayer(dollars("100"), SpendLimit.lifetime(dollars("1.00")));
+            AtomicInteger placed = new AtomicInteger();
+            AtomicInteger settled = new AtomicInteger();
+            List<Runnable> workers = new ArrayList<>();
+            for (int thread = 0; thread < 50; thread++) {
+                workers.add(() -> {
+                    for (int i = 0; i < 6; i++) {
+                        String requestId = newRequestId();
+                        if (ledger.placeHold(hold(payer, requestId, cost, NOW)) == HoldOutcome.PLACED) {
+                            placed.incrementAndGet();
+                            if (ledger.settle(settlement(payer, requestId, cost, NOW.plusSeconds(2)))) {
+                                settled.incrementAndGet();
+                            }
+                        }
+                    }
+                });
+            }
+
+            List<Throwable> failures = runConcurrently(50, workers);
+
+            long spent = queryLong("SELECT coalesce(sum(cost_micros), 0) FROM request_ledger WHERE api_key_id = ?",
+                    payer.apiKeyId().value());
+            // What must hold whatever else goes wrong: the cap and the conservation of money.
+            assertTrue(placed.get() <= 33, "run " + run + ": " + placed.get() + " holds fit under $1.00 at $0.03");
+            assertTrue(spent <= 1_000_000, "settled " + spent + " µUSD over a $1.00 cap");
+            assertConserved(payer.accountId(), 100_000_000);
+            // And no call may fail: every request is admitted if it fits and settled at once.
+            assertNoneFailed(failures, workers.size());
+            assertEquals(33, placed.get(), "run " + run + ": every hold that fits is admitted");
+            assertEquals(placed.get(), settled.get());
+            assertEquals(33 * 30_000, spent);
+            assertEquals(spent, usage(payer.apiKeyId(), NOW).total().micros(), "key counter = ledger");
+            assertEquals(100_000_000 - spent, available(payer.accountId()).micros(), "balance = credit - ledger");
+            assertEquals(Usd.ZERO, reserved(payer.accountId()));
+            assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE api_key_id = ?",
+                    payer.apiKeyId().value()));
+        }
+    }
+
+    @Test
+    void g2ASharedBalanceIsNeverOverdrawnByConcurrentHoldsOnManyKeys() throws Exception {
+        Account account = newAccount(dollars("5"));
+        List<Payer> keys = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            keys.add(newKey(account.id(), null));
+        }
+        Usd cost = dollars("0.05");
+        AtomicInteger placed = new AtomicInteger();
+        List<String> placedIds = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean sampling = new AtomicBoolean(true);
+        AtomicLong minBalance = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong samples = new AtomicLong();
+        List<String> violations = Collections.synchronizedList(new ArrayList<>());
+        Thread sampler = new Thread(() -> {
+            try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                    "SELECT a.balance_micros, a.reserved_micros, (SELECT coalesce(sum(cost_micros), 0) "
+                            + "FROM request_ledger l WHERE l.account_id = a.id) FROM account a WHERE a.id = ?")) {
+                statement.setObject(1, account.id().value());
+                while (sampling.get()) {
+                    try (ResultSet rs = statement.executeQuery()) {
+                        rs.next();
+                        long balance = rs.getLong(1);
+                        long total = balance + rs.getLong(2) + rs.getLong(3);
+                        minBalance.accumulateAndGet(balance, Math::min);
+                        samples.incrementAndGet();
+                        if (total != 5_000_000) {
+                            violations.add("balance + reserved + charged = " + total);
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                violations.add("sampler failed: " + e);
+            }
+        });
+        sampler.start();
+
+        List<Runnable> requests = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            Payer payer = keys.get(i % keys.size());
+            requests.add(() -> {
+                String requestId = newRequestId();
+                if (ledger.placeHold(hold(payer, requestId, cost, NOW)) == HoldOutcome.PLACED) {
+                    placed.incrementAndGet();
+                    placedIds.add(requestId);
+                    assertTrue(ledger.settle(settlement(payer, requestId, cost, NOW.plusSeconds(1))));
+                }
+            });
+        }
+        List<Throwable> failures;
+        try {
+            failures = runConcurrently(50, requests);
+        } finally {
+            sampling.set(false);
+            sampler.join();
+        }
+
+        assertTrue(placed.get() <= 100, placed.get() + " holds of $0.05 admitted on $5.00");
+        assertTrue(violations.isEmpty(), violations.toString());
+        assertTrue(samples.get() > 0);
+        assertTrue(minBalance.get() >= 0, "balance went negative: " + minBalance.get());
+        assertConserved(account.id(), 5_000_000);
+        assertNoneFailed(failures, 500);
+        assertEquals(100, placed.get(), "every hold the balance covers is admitted");
+        assertEquals(Usd.ZERO, available(account.id()));
+        assertEquals(Usd.ZERO, reserved(account.id()));
+        assertEquals(5_000_000, queryLong("SELECT sum(cost_micros) FROM request_ledger WHERE account_id = ?",
+                account.id().value()));
+        assertEquals(100, queryLong("SELECT count(*) FROM request_ledger WHERE account_id = ?",
+                account.id().value()));
+    }
+
+    @Test
+    void g3ConcurrentSettlementsOfOneRequestSettleItExactlyOnce() throws InterruptedException {
+        Payer payer = newPayer(dollars("10"), null);
+        List<String> requestIds = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String requestId = newRequestId();
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, dollars("0.1"), NOW)));
+            requestIds.add(requestId);
+        }
+        AtomicInteger won = new AtomicInteger();
+        List<Runnable> settlers = new ArrayList<>();
+        for (String requestId : requestIds) {
+            for (int copy = 0; copy < 4; copy++) { // e.g. the completion, a client abort, a timer and a retry
+                Usd cost = Usd.ofMicros(10_000 * (copy + 1));
+                settlers.add(() -> {
+                    if (ledger.settle(settlement(payer, requestId, cost, NOW))) {
+                        won.incrementAndGet();
+                    }
+                });
+            }
+        }
+        Collections.shuffle(settlers);
+
+        assertNoneFailed(runConcurrently(16, settlers), settlers.size());
+
+        assertEquals(40, won.get(), "exactly one settlement per request wins");
+        assertEquals(40, queryLong("SELECT count(*) FROM request_ledger WHERE account_id = ?",
+                payer.accountId().value()));
+        long charged = queryLong("SELECT sum(cost_micros) FROM request_ledger WHERE account_id = ?",
+                payer.accountId().value());
+        assertEquals(10_000_000 - charged, available(payer.accountId()).micros(), "refunded exactly once each");
+        assertEquals(charged, usage(payer.apiKeyId(), NOW).total().micros());
+        assertEquals(Usd.ZERO, reserved(payer.accountId()));
+    }
+
+    @Test
+    void aSettlementRacingAHoldOnTheSameKeyCannotOpenAGapUnderTheCap() throws Exception {
+        // The hold reads settled spend, then open holds. A settlement committing between the two reads would
+        // hide its amount from both; this pins the hold between its reads while the settlement tries to commit.
+        Payer payer = newPayer(dollars("10"), SpendLimit.lifetime(dollars("1")));
+        String first = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.6"), NOW)));
+
+        KeySpendRepository realSpend = context.getBean(JdbcKeySpendRepository.class);
+        CountDownLatch spendRead = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        KeySpendRepository pausing = new KeySpendRepository() {
+            @Override
+            public Map<ApiKeyId, KeyUsage> usageAt(Collection<ApiKeyId> keys, Instant at) {
+                Map<ApiKeyId, KeyUsage> usage = realSpend.usageAt(keys, at);
+                spendRead.countDown();
+                try {
+                    assertTrue(proceed.await(30, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return usage;
+            }
+
+            @Override
+            public void record(ApiKeyId key, Usd amount, Instant at) {
+                realSpend.record(key, amount, at);
+            }
+        };
+        JdbcBillingLedger racing = new JdbcBillingLedger(context.getBean(JdbcOperations.class), pausing);
+        JdbcTransactionRunner transactions = context.getBean(JdbcTransactionRunner.class);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<HoldOutcome> second = pool.submit(() -> transactions.inTransaction(
+                    () -> racing.placeHold(hold(payer, newRequestId(), dollars("0.6"), NOW))));
+            assertTrue(spendRead.await(30, TimeUnit.SECONDS), "the hold did not read the spend");
+            Future<Boolean> settleFirst = pool.submit(() -> ledger.settle(settlement(payer, first, dollars("0.6"),
+                    NOW)));
+            // Let the settlement run until it either committed or waits for a lock held by the hold.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!settleFirst.isDone() && System.nanoTime() < deadline
+                    && queryLong("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            + "AND datname = current_database()") == 0) {
+                Thread.sleep(5);
+            }
+            proceed.countDown();
+
+            assertEquals(HoldOutcome.KEY_LIMIT_REACHED, second.get(30, TimeUnit.SECONDS),
+                    "0.6 spent (or held) + 0.6 exceeds the $1 cap whichever way the race goes");
+            assertTrue(settleFirst.get(30, TimeUnit.SECONDS));
+        } finally {
+            proceed.countDown();
+            pool.shutdownNow();
+        }
+        assertEquals(dollars("0.6"), usage(payer.apiKeyId(), NOW).total());
+        assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE api_key_id = ?",
+                payer.apiKeyId().value()));
+    }
+}

@@ -1,0 +1,935 @@
+package dev.tollgate.application.service.completions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.CompletionFailure;
+import dev.tollgate.application.port.in.completions.CompletionObserver;
+import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
+import dev.tollgate.application.port.out.ModelCatalog;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.application.port.out.ModelProviders;
+import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.application.testing.InMemoryBillingLedger;
+import dev.tollgate.application.testing.ManualScheduler;
+import dev.tollgate.application.testing.ScriptedModelProvider;
+import dev.tollgate.domain.account.AccountId;
+import dev.tollgate.domain.apikey.ApiKeyId;
+import dev.tollgate.domain.apikey.SpendLimit;
+import dev.tollgate.domain.billing.Pricing;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.CatalogModel;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ModelId;
+import dev.tollgate.domain.catalog.ProviderId;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.catalog.TokenPrice;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.DomainRuleViolation;
+import dev.tollgate.domain.shared.KeyHash;
+import dev.tollgate.domain.shared.Usd;
+import dev.tollgate.domain.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ChatCompletionService} and its {@link CompletionRun} on in-memory fakes: the billing ledger, scripted
+ * providers driven by the test, a word-counting tokenizer, virtual-time timers, and a blocking executor whose
+ * tasks (the settlements) run only when the test says so. Prices are chosen so that costs are easy sums:
+ * route {@code alpha} costs 1 µUSD per prompt token and 3 per completion token, route {@code beta} 2 and 4.
+ */
+class ChatCompletionServiceTest {
+
+    private static final Instant NOW = Instant.parse("2026-03-04T12:00:00Z");
+    private static final Usd OPENING_BALANCE = Usd.ofDollars(new java.math.BigDecimal("5"));
+    private static final ModelCapabilities PLAIN = new ModelCapabilities(false, false, false, false);
+
+    private static final ProviderRoute ALPHA = route("alpha", "alpha-upstream", 1_000_000, 3_000_000, PLAIN);
+    private static final ProviderRoute BETA = route("beta", "beta-upstream", 2_000_000, 4_000_000, PLAIN);
+
+    /** One route (alpha), context 1000, output cap 200. */
+    private static final CatalogModel SOLO = model("test/solo", 1000, 200, ALPHA);
+    /** alpha first, beta as fallback. */
+    private static final CatalogModel PAIR = model("test/pair", 1000, 200, ALPHA, BETA);
+    /** An expensive plain route first, a cheap route with tools second. */
+    private static final CatalogModel TOOLS_ON_SECOND = model("test/tools-on-second", 1000, 200,
+            route("alpha", "alpha-big", 10_000_000, 50_000_000, PLAIN),
+            route("beta", "beta-tools", 2_000_000, 4_000_000, new ModelCapabilities(true, false, false, false)));
+    /** Fractional prices: $0.15 and $0.60 per million tokens. */
+    private static final CatalogModel CHEAP = model("test/cheap", 1000, 200,
+            route("alpha", "alpha-cheap", 150_000, 600_000, PLAIN));
+
+    private final MutableClock clock = new MutableClock(NOW);
+    private final InMemoryBillingLedger ledger = new InMemoryBillingLedger();
+    private final ScriptedModelProvider alpha = new ScriptedModelProvider("alpha");
+    private final ScriptedModelProvider beta = new ScriptedModelProvider("beta");
+    private final QueueExecutor blocking = new QueueExecutor();
+    private final ManualScheduler timers = new ManualScheduler();
+    private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("ab".repeat(32)),
+            AccountId.newId());
+    private final List<CatalogModel> catalog = new ArrayList<>(List.of(SOLO, PAIR, TOOLS_ON_SECOND, CHEAP));
+    private CompletionSettings settings = new CompletionSettings(Duration.ofSeconds(30), Duration.ofSeconds(20),
+            Duration.ofMinutes(15), 2, Duration.ofSeconds(1), Duration.ofSeconds(8));
+    private ScheduledExecutorService realTimers;
+
+    @BeforeEach
+    void openAccount() {
+        ledger.openAccount(principal.accountId(), OPENING_BALANCE);
+    }
+
+    @AfterEach
+    void stopRealTimers() {
+        if (realTimers != null) {
+            realTimers.shutdownNow();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Fixtures
+
+    private static ProviderRoute route(String provider, String upstream, long inMicrosPerMillion,
+            long outMicrosPerMillion, ModelCapabilities capabilities) {
+        return new ProviderRoute(new ProviderId(provider), upstream, new TokenPrice(inMicrosPerMillion),
+                new TokenPrice(outMicrosPerMillion), capabilities);
+    }
+
+    private static CatalogModel model(String id, int context, int maxOutput, ProviderRoute... routes) {
+        return new CatalogModel(new ModelId(id), "tests", 1_767_225_600L, context, maxOutput, List.of(routes));
+    }
+
+    /** One token per whitespace-separated word; a prompt is the words of its messages. */
+    private static final class WordTokens implements TokenCounter {
+        @Override
+        public long countPrompt(List<ChatMessage> messages) {
+            return messages.stream().mapToLong(m -> countText(m.text())).sum();
+        }
+
+        @Override
+        public long countText(String text) {
+            String trimmed = text.strip();
+            return trimmed.isEmpty() ? 0 : trimmed.split("\\s+").length;
+        }
+    }
+
+    /** Collects tasks; settlements run only in {@link #runAll()}. */
+    private static final class QueueExecutor implements Executor {
+        private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void execute(Runnable command) {
+            tasks.add(command);
+        }
+
+        int pending() {
+            return tasks.size();
+        }
+
+        void runAll() {
+            Runnable task;
+            while ((task = tasks.poll()) != null) {
+                task.run();
+            }
+        }
+    }
+
+    /** Records what a client would see. */
+    private static final class RecordingObserver implements CompletionObserver {
+        final List<String> events = Collections.synchronizedList(new ArrayList<>());
+        final StringBuilder text = new StringBuilder();
+        volatile CompletionResult result;
+        volatile CompletionFailure failure;
+
+        @Override
+        public void onStarted(String provider) {
+            events.add("started:" + provider);
+        }
+
+        @Override
+        public void onDelta(String delta) {
+            events.add("delta");
+            text.append(delta);
+        }
+
+        @Override
+        public void onToolCallDelta(String toolCallsJson) {
+            events.add("tool_calls");
+        }
+
+        @Override
+        public void onComplete(CompletionResult completion) {
+            events.add("complete");
+            result = completion;
+        }
+
+        @Override
+        public void onFailure(CompletionFailure failed) {
+            events.add("failure");
+            failure = failed;
+        }
+
+        long terminalEvents() {
+            return events.stream().filter(e -> e.equals("complete") || e.equals("failure")).count();
+        }
+    }
+
+    private ChatCompletionService service(ScheduledExecutorService scheduler) {
+        ModelCatalog modelCatalog = () -> List.copyOf(catalog);
+        Map<String, ModelProvider> byName = Map.of("alpha", alpha, "beta", beta);
+        ModelProviders providers = name -> Optional.ofNullable(byName.get(name));
+        return new ChatCompletionService(new ModelCatalogService(modelCatalog), providers, new WordTokens(), ledger,
+                clock, scheduler, blocking, settings);
+    }
+
+    private ChatCompletionService service() {
+        return service(timers);
+    }
+
+    private static ChatRequest request(String model, String prompt, Integer maxTokens) {
+        return new ChatRequest(new ModelId(model), List.of(new ChatMessage("user", prompt,
+                "{\"role\":\"user\",\"content\":\"" + prompt + "\"}")), maxTokens, null, null, null, null, null, null,
+                false, null, null, null, null, null, false);
+    }
+
+    private static ChatRequest withTools(ChatRequest r) {
+        return new ChatRequest(r.model(), r.messages(), r.maxTokens(), null, null, null, null, null, null, false,
+                null, null, "[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]", null, null, r.stream());
+    }
+
+    private static ChatRequest withLogprobs(ChatRequest r) {
+        return new ChatRequest(r.model(), r.messages(), r.maxTokens(), null, null, null, null, null, null, true, 2,
+                null, null, null, null, r.stream());
+    }
+
+    private static String newRequestId() {
+        return "req_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24);
+    }
+
+    private static Usd micros(long micros) {
+        return Usd.ofMicros(micros);
+    }
+
+    private Usd available() {
+        return ledger.available(principal.accountId());
+    }
+
+    private InMemoryBillingLedger.LedgerRow settledRow(String requestId) {
+        blocking.runAll();
+        return ledger.ledgerRow(requestId).orElseThrow(() -> new AssertionError("no settlement of " + requestId));
+    }
+
+    /** The three-word prompt used by most tests: 3 prompt tokens. */
+    private static final String PROMPT = "say something nice";
+
+    /** Starts a request on {@code model} with the usual prompt and {@code maxTokens}. */
+    private Started start(String model, Integer maxTokens) {
+        return start(request(model, PROMPT, maxTokens));
+    }
+
+    private Started start(ChatRequest request) {
+        String requestId = newRequestId();
+        RecordingObserver observer = new RecordingObserver();
+        RunningCompletion running = service().start(principal, request, requestId, observer);
+        return new Started(requestId, observer, running);
+    }
+
+    private record Started(String requestId, RecordingObserver observer, RunningCompletion running) {
+    }
+
+    private void assertNothingHeldOrSent() {
+        assertEquals(0, ledger.placeHoldCalls(), "no hold may be attempted");
+        assertTrue(ledger.openHoldList().isEmpty());
+        assertTrue(alpha.calls().isEmpty(), "nothing may go upstream");
+        assertTrue(beta.calls().isEmpty(), "nothing may go upstream");
+        assertEquals(OPENING_BALANCE, available());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Admission: the hold comes first, and only for requests that can be served
+
+    @Nested
+    class Admission {
+
+        @Test
+        void theMaximumCostIsHeldBeforeTheProviderIsCalled() {
+            AtomicReference<Optional<InMemoryBillingLedger.Hold>> holdAtCall = new AtomicReference<>();
+            AtomicReference<Usd> availableAtCall = new AtomicReference<>();
+            alpha.whenCalled(call -> {
+                holdAtCall.set(ledger.openHoldList().stream().findFirst());
+                availableAtCall.set(available());
+            });
+
+            Started started = start("test/solo", 100);
+
+            InMemoryBillingLedger.Hold hold = holdAtCall.get().orElseThrow(() ->
+                    new AssertionError("the provider was called without a hold"));
+            // 3 prompt tokens × 1 µUSD + 100 output tokens × 3 µUSD.
+            assertEquals(micros(303), hold.amount());
+            assertEquals(started.requestId(), hold.requestId());
+            assertEquals(principal.accountId(), hold.accountId());
+            assertEquals(principal.apiKeyId(), hold.apiKeyId());
+            assertEquals(NOW, hold.admittedAt());
+            assertEquals(NOW.plus(settings.lease()), hold.leaseUntil());
+            assertEquals(OPENING_BALANCE.minusFloorZero(micros(303)), availableAtCall.get());
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            assertEquals(100, call.maxTokens());
+            assertEquals(ALPHA, call.route());
+            assertEquals("alpha-upstream", call.route().upstreamModel());
+            assertEquals(new ModelId("test/solo"), call.request().model());
+        }
+
+        @Test
+        void theHoldCoversTheDearestRouteThatMightServeTheRequest() {
+            Started started = start("test/pair", 100);
+
+            // alpha: 3 + 300 = 303; beta: 6 + 400 = 406 — a fallback must never cost more than was held.
+            assertEquals(micros(406), ledger.openHold(started.requestId()).orElseThrow().amount());
+            assertEquals(1, alpha.calls().size(), "the first route is tried first");
+            assertTrue(beta.calls().isEmpty());
+        }
+
+        @Test
+        void withoutMaxTokensTheHoldCoversTheModelsOutputCap() {
+            Started started = start("test/solo", null);
+
+            assertEquals(200, alpha.onlyCall().maxTokens());
+            assertEquals(micros(3 + 200 * 3), ledger.openHold(started.requestId()).orElseThrow().amount());
+        }
+
+        @Test
+        void withoutMaxTokensALongPromptLeavesOnlyTheRestOfTheContext() {
+            String prompt = "word ".repeat(900).strip(); // 900 tokens of a 1000-token context
+            Started started = start(request("test/solo", prompt, null));
+
+            assertEquals(100, alpha.onlyCall().maxTokens());
+            assertEquals(micros(900 + 100 * 3), ledger.openHold(started.requestId()).orElseThrow().amount());
+        }
+
+        @Test
+        void onlyRoutesWithTheRequestedCapabilityAreHeldForAndCalled() {
+            Started started = start(withTools(request("test/tools-on-second", PROMPT, 100)));
+
+            // Only beta serves tools: 3 × 2 + 100 × 4 = 406, not alpha's 3 × 10 + 100 × 50 = 5030.
+            assertEquals(micros(406), ledger.openHold(started.requestId()).orElseThrow().amount());
+            assertTrue(alpha.calls().isEmpty(), "the route without tools is skipped");
+            assertEquals(1, beta.calls().size());
+
+            Started plain = start("test/tools-on-second", 100);
+            assertEquals(micros(5030), ledger.openHold(plain.requestId()).orElseThrow().amount());
+        }
+
+        @Test
+        void anUnknownModelIsRefusedBeforeAnyHold() {
+            ModelNotFoundException refused = assertThrows(ModelNotFoundException.class,
+                    () -> start("test/nope", 10));
+            assertEquals("model_not_found", refused.code());
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void aMissingCapabilityIsRefusedBeforeAnyHold() {
+            UnsupportedCapabilityException tools = assertThrows(UnsupportedCapabilityException.class,
+                    () -> start(withTools(request("test/pair", PROMPT, 10))));
+            assertEquals("tools", tools.param());
+
+            UnsupportedCapabilityException logprobs = assertThrows(UnsupportedCapabilityException.class,
+                    () -> start(withLogprobs(request("test/tools-on-second", PROMPT, 10))));
+            assertEquals("logprobs", logprobs.param());
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void maxTokensAboveTheModelsCapIsARuleViolationBeforeAnyHold() {
+            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> start("test/solo", 201));
+            assertEquals("max_tokens", violation.field());
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void promptPlusMaxTokensBeyondTheContextIsRefused() {
+            String prompt = "word ".repeat(850).strip();
+            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class,
+                    () -> start(request("test/solo", prompt, 200)));
+            assertEquals("max_tokens", violation.field());
+
+            String tooLong = "word ".repeat(1000).strip();
+            DomainRuleViolation prompted = assertThrows(DomainRuleViolation.class,
+                    () -> start(request("test/solo", tooLong, null)));
+            assertEquals("messages", prompted.field());
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void aBalanceBelowTheHoldIsInsufficientQuotaAndNothingGoesUpstream() {
+            ledger.openAccount(principal.accountId(), micros(302)); // one µUSD short of 303
+
+            InsufficientQuotaException refused = assertThrows(InsufficientQuotaException.class,
+                    () -> start("test/solo", 100));
+
+            assertEquals(InsufficientQuotaException.Reason.ACCOUNT_BALANCE, refused.reason());
+            assertEquals("insufficient_quota", refused.code());
+            assertTrue(alpha.calls().isEmpty());
+            assertTrue(ledger.openHoldList().isEmpty());
+            assertEquals(micros(302), available());
+
+            ledger.openAccount(principal.accountId(), micros(303));
+            start("test/solo", 100); // exactly enough
+            assertEquals(1, alpha.calls().size());
+        }
+
+        @Test
+        void aKeyLimitBelowTheHoldIsInsufficientQuotaAndNothingGoesUpstream() {
+            ledger.limitKey(principal.apiKeyId(), SpendLimit.lifetime(micros(500)));
+            start("test/solo", 100); // holds 303 of 500
+
+            InsufficientQuotaException refused = assertThrows(InsufficientQuotaException.class,
+                    () -> start("test/solo", 100)); // 303 + 303 > 500
+
+            assertEquals(InsufficientQuotaException.Reason.KEY_LIMIT, refused.reason());
+            assertEquals("insufficient_quota", refused.code());
+            assertEquals(1, alpha.calls().size(), "only the admitted request went upstream");
+            assertEquals(OPENING_BALANCE.minusFloorZero(micros(303)), available());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Settlement
+
+    @Nested
+    class Settlement {
+
+        @Test
+        void aCompletedRequestIsChargedTheProviderReportedUsage() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("hello").delta(" there");
+            alpha.onlyCall().finish("stop", new TokenUsage(7, 5));
+
+            assertEquals(List.of("started:alpha", "delta", "delta", "complete"), started.observer().events);
+            assertEquals("hello there", started.observer().text.toString());
+            CompletionResult result = started.observer().result;
+            assertEquals("stop", result.finishReason());
+            assertEquals(new TokenUsage(7, 5), result.usage());
+            assertEquals("alpha", result.provider());
+
+            // The settlement is a blocking write: it runs on the blocking executor, not on the provider's thread.
+            assertTrue(ledger.openHold(started.requestId()).isPresent(), "not settled inline");
+            assertEquals(1, blocking.pending());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+
+            Usd expected = Pricing.cost(ALPHA, new TokenUsage(7, 5));
+            assertEquals(micros(7 + 15), expected);
+            assertEquals(expected, row.cost());
+            assertEquals(micros(303), row.held());
+            assertEquals("completed", row.status());
+            assertEquals("test/solo", row.model());
+            assertEquals("alpha", row.provider());
+            assertEquals(new TokenUsage(7, 5), row.usage());
+            assertFalse(row.streamed());
+            assertEquals(OPENING_BALANCE.minusFloorZero(expected), available());
+            assertEquals(Usd.ZERO, ledger.reserved(principal.accountId()));
+            assertTrue(ledger.openHoldList().isEmpty());
+        }
+
+        @Test
+        void chargesAreRoundedUpToTheMicroDollar() {
+            Started started = start("test/cheap", 100);
+            alpha.onlyCall().firstByte().delta("x");
+            alpha.onlyCall().finish("stop", new TokenUsage(3, 5));
+
+            // (3 × 150,000 + 5 × 600,000) / 1,000,000 = 3.45 µUSD → 4.
+            assertEquals(micros(4), settledRow(started.requestId()).cost());
+        }
+
+        @Test
+        void theChargeNeverExceedsTheHold() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("long answer");
+            alpha.onlyCall().finish("length", new TokenUsage(3, 50_000)); // the provider overran max_tokens
+
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(micros(303), row.cost());
+            assertEquals(OPENING_BALANCE.minusFloorZero(micros(303)), available());
+        }
+
+        @Test
+        void anAbsurdReportedUsageStillCompletesAndIsChargedAtMostTheHold() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("x");
+            // A broken or hostile upstream reports more tokens than can be priced.
+            try {
+                alpha.onlyCall().finish("stop", new TokenUsage(3, 500_000_000L));
+            } catch (RuntimeException e) {
+                // the provider's thread would die here; what matters is what the client and the ledger see
+            }
+
+            assertEquals(1, started.observer().terminalEvents(), "the client must get an answer: "
+                    + started.observer().events);
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(micros(303), row.cost(), "capped at the hold");
+            assertTrue(ledger.openHoldList().isEmpty(), "the hold must not wait for the sweeper");
+        }
+
+        @Test
+        void withoutReportedUsageThePromptAndTheDeliveredTextAreCounted() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("one two").delta(" three");
+            alpha.onlyCall().finish("stop", null);
+
+            assertEquals(new TokenUsage(3, 3), started.observer().result.usage());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(3, 3), row.usage());
+            assertEquals(micros(3 + 9), row.cost());
+        }
+
+        @Test
+        void theClientSeesTheStartOnceBeforeTheFirstDelta() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte();
+            call.firstByte();
+            call.delta("");  // empty deltas are not output
+            call.delta("a");
+            call.finish("stop", new TokenUsage(3, 1));
+
+            assertEquals(List.of("started:alpha", "delta", "complete"), started.observer().events);
+        }
+
+        @Test
+        void eventsAfterTheEndAreIgnoredAndSettleNothingMore() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            call.finish("stop", new TokenUsage(3, 1));
+            call.delta("late");
+            call.finish("stop", new TokenUsage(3, 99));
+            call.fail(500, true, false, null);
+            started.running().cancel();
+
+            assertEquals(List.of("started:alpha", "delta", "complete"), started.observer().events);
+            assertEquals(1, blocking.pending(), "one settlement");
+            assertEquals(micros(3 + 3), settledRow(started.requestId()).cost());
+            assertEquals(1, ledger.settleCalls());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Failures, fallback and retries
+
+    @Nested
+    class Failures {
+
+        @Test
+        void aRetryableFailureBeforeOutputFallsBackToTheNextRoute() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(503, true, false, null);
+
+            ScriptedModelProvider.Call fallback = beta.onlyCall();
+            assertEquals(BETA, fallback.route());
+            assertEquals(100, fallback.maxTokens());
+            assertEquals(new ModelId("test/pair"), fallback.request().model());
+            assertTrue(started.observer().events.isEmpty(), "the client sees nothing of the failed attempt");
+
+            fallback.firstByte().delta("ok");
+            fallback.finish("stop", new TokenUsage(3, 5));
+
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
+            assertEquals("beta", started.observer().result.provider());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(micros(3 * 2 + 5 * 4), row.cost(), "priced with the route that served it");
+            assertEquals("beta", row.provider());
+            assertEquals(micros(406), row.held());
+        }
+
+        @Test
+        void aProviderThatCannotEvenStartCountsAsARetryableFailure() {
+            alpha.throwOnCall(new IllegalStateException("connection refused"));
+            Started started = start("test/pair", 100);
+
+            beta.onlyCall().firstByte().delta("ok");
+            beta.onlyCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals("beta", started.observer().result.provider());
+        }
+
+        @Test
+        void whenEveryRouteIsRateLimitedTheClientGetsCapacityReachedWithRetryAfter() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(429, true, true, Duration.ofSeconds(3));
+            beta.onlyCall().fail(429, true, true, null);
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, started.observer().events.toString());
+            assertEquals(429, failure.status());
+            assertEquals("transfer_agent_capacity_reached", failure.code());
+            assertTrue(failure.retryAfterSeconds() >= 1, "Retry-After is at least 1 s");
+            assertEquals(3, failure.retryAfterSeconds(), "the provider's own hint");
+            assertFalse(failure.afterOutput());
+
+            timers.advance(Duration.ofMinutes(5));
+            assertEquals(1, alpha.calls().size(), "no retry pass once every provider said 429");
+            assertEquals(1, beta.calls().size());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(Usd.ZERO, row.cost());
+            assertEquals("failed", row.status());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
+        void capacityReachedWithoutAHintStillSaysRetryAfterOneSecond() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(429, true, true, null);
+            beta.onlyCall().fail(429, true, true, Duration.ofMillis(300));
+
+            assertEquals(429, started.observer().failure.status());
+            assertEquals(1, started.observer().failure.retryAfterSeconds());
+        }
+
+        @Test
+        void aFractionalRetryAfterHintIsRoundedUpNotDown() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().fail(429, true, true, Duration.ofMillis(2500));
+
+            // Telling the client 2 s when the provider asked for 2.5 s makes its retry arrive too early.
+            assertEquals(3, started.observer().failure.retryAfterSeconds());
+        }
+
+        @Test
+        void aNonRetryableRejectionDoesNotFallBack() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(400, false, false, null);
+
+            assertTrue(beta.calls().isEmpty(), "a request the upstream rejects is not sent elsewhere");
+            CompletionFailure failure = started.observer().failure;
+            assertEquals(400, failure.status());
+            assertEquals("upstream_rejected", failure.code());
+            assertFalse(failure.afterOutput());
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
+        void retryableFailuresEverywhereAreRetriedWithBackoffThenReported() {
+            Started started = start("test/pair", 100);
+            alpha.lastCall().fail(503, true, false, null);
+            beta.lastCall().fail(502, true, false, null);
+
+            timers.advance(Duration.ofMillis(999));
+            assertEquals(1, alpha.calls().size(), "the first retry pass waits backoffBase (1 s)");
+            timers.advance(Duration.ofMillis(1));
+            assertEquals(2, alpha.calls().size());
+            alpha.lastCall().fail(503, true, false, null);
+            beta.lastCall().fail(503, true, false, null);
+
+            timers.advance(Duration.ofMillis(1999));
+            assertEquals(2, alpha.calls().size(), "the second pass waits twice as long");
+            timers.advance(Duration.ofMillis(1));
+            assertEquals(3, alpha.calls().size());
+            alpha.lastCall().fail(503, true, false, null);
+            assertNull(started.observer().failure);
+            beta.lastCall().fail(503, true, false, null);
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "after maxRetries (2) passes the failure is reported");
+            assertTrue(failure.status() >= 500, "a temporary upstream failure: " + failure.status());
+            assertEquals("upstream_error", failure.code());
+            assertFalse(failure.afterOutput());
+            timers.advance(Duration.ofMinutes(1));
+            assertEquals(3, alpha.calls().size());
+            assertEquals(3, beta.calls().size());
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost());
+        }
+
+        @Test
+        void aRetryPassWaitsForTheProvidersRetryAfterHint() {
+            Started started = start("test/solo", 100);
+            alpha.lastCall().fail(503, true, false, Duration.ofSeconds(5));
+
+            timers.advance(Duration.ofMillis(4999));
+            assertEquals(1, alpha.calls().size());
+            timers.advance(Duration.ofMillis(1));
+            assertEquals(2, alpha.calls().size());
+            alpha.lastCall().firstByte().delta("ok");
+            alpha.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals("stop", started.observer().result.finishReason());
+        }
+
+        @Test
+        void aFailureMidStreamBillsThePromptAndTheDeliveredTokensAndDoesNotFallBack() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("one two").delta(" three");
+            call.fail(503, true, false, null); // retryable, but output was already delivered
+
+            assertTrue(beta.calls().isEmpty(), "no fallback after output");
+            CompletionFailure failure = started.observer().failure;
+            assertTrue(failure.afterOutput());
+            assertEquals("upstream_error", failure.code());
+            assertEquals(List.of("started:alpha", "delta", "delta", "failure"), started.observer().events);
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(3, 3), row.usage());
+            assertEquals(micros(3 + 3 * 3), row.cost(), "alpha's price for 3 prompt + 3 delivered tokens");
+            assertEquals("failed", row.status());
+            assertEquals(OPENING_BALANCE.minusFloorZero(micros(12)), available());
+        }
+
+        @Test
+        void aToolCallDeltaIsOutputSoAFailureAfterItDoesNotFallBack() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().toolCalls("[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]");
+            call.fail(503, true, false, null);
+
+            assertTrue(beta.calls().isEmpty(), "no fallback after tool-call output");
+            assertEquals(List.of("started:alpha", "tool_calls", "failure"), started.observer().events);
+            assertTrue(started.observer().failure.afterOutput());
+            assertTrue(settledRow(started.requestId()).cost().isPositive(), "delivered output is billed");
+        }
+
+        @Test
+        void eventsOfAnAbandonedAttemptAreIgnored() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call stale = alpha.onlyCall();
+            timers.advance(settings.firstByteTimeout()); // alpha never answered: beta takes over
+            assertTrue(stale.cancelled(), "the timed-out call is closed");
+            ScriptedModelProvider.Call fresh = beta.onlyCall();
+
+            stale.firstByte().delta("stale text");
+            stale.finish("stop", new TokenUsage(3, 2));
+            assertTrue(started.observer().events.isEmpty());
+            assertEquals(0, blocking.pending(), "a stale finish settles nothing");
+
+            fresh.firstByte().delta("fresh");
+            fresh.finish("stop", new TokenUsage(3, 1));
+            assertEquals("fresh", started.observer().text.toString());
+            assertEquals("beta", settledRow(started.requestId()).provider());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Client cancellation (G13)
+
+    @Nested
+    class Cancellation {
+
+        @Test
+        void cancellingAfterSomeOutputBillsOnlyWhatWasDeliveredAndClosesTheUpstreamCall() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a b").delta(" c d");
+
+            started.running().cancel();
+
+            assertTrue(call.cancelled(), "the upstream call is cancelled");
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(3, 4), row.usage());
+            assertEquals(micros(3 + 4 * 3), row.cost());
+            assertTrue(row.cost().compareTo(row.held()) < 0, "never the full hold");
+            assertEquals("cancelled", row.status());
+            assertEquals(OPENING_BALANCE.minusFloorZero(micros(15)), available());
+            assertEquals(List.of("started:alpha", "delta", "delta"), started.observer().events,
+                    "the client that left is told nothing more");
+
+            // The provider may still deliver a few events before it notices: they change nothing.
+            call.delta(" e f g");
+            call.finish("stop", new TokenUsage(3, 7));
+            assertEquals(0, blocking.pending());
+            assertEquals(1, ledger.settleCalls());
+            assertEquals(3, started.observer().events.size());
+        }
+
+        @Test
+        void cancellingBeforeAnyOutputChargesNothing() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+
+            started.running().cancel();
+
+            assertTrue(call.cancelled());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(Usd.ZERO, row.cost());
+            assertEquals("cancelled", row.status());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
+        void cancellingTwiceSettlesOnce() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("a");
+
+            started.running().cancel();
+            started.running().cancel();
+
+            assertEquals(1, blocking.pending(), "one settlement is submitted");
+            blocking.runAll();
+            assertEquals(1, ledger.settleCalls());
+            assertEquals(micros(3 + 3), ledger.ledgerRow(started.requestId()).orElseThrow().cost());
+        }
+
+        @Test
+        void cancellingAfterCompletionIsANoOp() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("a");
+            alpha.onlyCall().finish("stop", new TokenUsage(3, 1));
+            started.running().cancel();
+
+            assertFalse(alpha.onlyCall().cancelled());
+            assertEquals(1, blocking.pending());
+            assertEquals("completed", settledRow(started.requestId()).status());
+        }
+
+        @Test
+        void cancellingDuringARetryWaitStartsNoFurtherAttempt() {
+            Started started = start("test/solo", 100);
+            alpha.lastCall().fail(503, true, false, null);
+            started.running().cancel();
+
+            timers.advance(Duration.ofMinutes(1));
+            assertEquals(1, alpha.calls().size());
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost());
+            assertEquals(0, started.observer().terminalEvents());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Timers (G14)
+
+    @Nested
+    class Timers {
+
+        @Test
+        void theFirstByteTimeoutFiresOnARealSchedulerAndReleasesTheHold() throws InterruptedException {
+            settings = new CompletionSettings(Duration.ofMillis(150), Duration.ofSeconds(10), Duration.ofMinutes(2), 0,
+                    Duration.ofSeconds(1), Duration.ofSeconds(8));
+            realTimers = Executors.newSingleThreadScheduledExecutor();
+            String requestId = newRequestId();
+            RecordingObserver observer = new RecordingObserver();
+            long begin = System.nanoTime();
+            service(realTimers).start(principal, request("test/solo", PROMPT, 100), requestId, observer);
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (observer.failure == null && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
+
+            CompletionFailure failure = observer.failure;
+            assertNotNull(failure, "the first-byte timeout did not fire");
+            assertTrue(waitedMillis >= 150, "fired after " + waitedMillis + " ms, before the timeout");
+            assertTrue(failure.status() >= 500, "a gateway-side timeout is a 5xx: " + failure.status());
+            assertFalse(failure.afterOutput());
+            assertTrue(alpha.onlyCall().cancelled(), "the silent upstream call is closed");
+            InMemoryBillingLedger.LedgerRow row = settledRow(requestId);
+            assertEquals(Usd.ZERO, row.cost());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
+        void theFirstByteTimeoutFiresExactlyOnTime() {
+            Started started = start("test/solo", 100);
+            timers.advance(settings.firstByteTimeout().minusMillis(1));
+            assertNull(started.observer().failure);
+            assertFalse(alpha.lastCall().cancelled());
+
+            timers.advance(Duration.ofMillis(1));
+            assertTrue(alpha.calls().get(0).cancelled());
+        }
+
+        @Test
+        void theIdleTimeoutFiresAfterSilenceMidStreamAndBillsWhatWasDelivered() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            timers.advance(Duration.ofSeconds(19));
+            call.delta(" b"); // each chunk re-arms the idle timer
+            timers.advance(Duration.ofSeconds(19));
+            assertNull(started.observer().failure);
+
+            timers.advance(Duration.ofSeconds(1));
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "20 s of silence after output");
+            assertTrue(failure.afterOutput());
+            assertTrue(call.cancelled());
+            assertEquals(1, alpha.calls().size(), "no fallback after output");
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(micros(3 + 2 * 3), row.cost());
+            assertEquals("failed", row.status());
+        }
+
+        @Test
+        void aStreamIsStoppedBeforeItsHoldLeaseRunsOut() {
+            settings = new CompletionSettings(Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofMinutes(2), 2,
+                    Duration.ofSeconds(1), Duration.ofSeconds(8));
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte();
+            for (int i = 0; i < 5; i++) { // a token every 10 s keeps the idle timer happy for 50 s
+                call.delta(" t");
+                timers.advance(Duration.ofSeconds(10));
+            }
+            assertNull(started.observer().failure);
+
+            timers.advance(Duration.ofSeconds(10)); // 60 s: lease (2 min) less a minute for settling
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "the maximum duration must end the request");
+            assertEquals("timeout", failure.code());
+            assertTrue(failure.afterOutput());
+            assertTrue(call.cancelled());
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(micros(3 + 5 * 3), row.cost());
+            assertTrue(row.finishedAt().isBefore(row.admittedAt().plus(settings.lease())));
+        }
+
+        @Test
+        void aFirstByteTimeoutFallsBackToTheNextRoute() {
+            Started started = start("test/pair", 100);
+            timers.advance(settings.firstByteTimeout());
+
+            assertTrue(alpha.onlyCall().cancelled());
+            ScriptedModelProvider.Call fallback = beta.onlyCall();
+            fallback.firstByte().delta("x");
+            fallback.finish("stop", new TokenUsage(3, 1));
+            assertEquals("beta", started.observer().result.provider());
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
+        }
+
+        @Test
+        void noTimerFiresAfterTheRequestEnded() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("a");
+            alpha.onlyCall().finish("stop", new TokenUsage(3, 1));
+
+            timers.advance(Duration.ofMinutes(20));
+
+            assertEquals(List.of("started:alpha", "delta", "complete"), started.observer().events);
+            assertEquals(1, blocking.pending());
+            assertEquals(0, timers.pending(), "every timer was cancelled");
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.tollgate.application.testing;
+
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Test fixture: a {@link ModelProvider} that answers nothing by itself. Each {@link #call} is recorded and returned
+ * as a {@link Call} the test drives (first byte, deltas, finish, failure) from its own thread after the call was
+ * made, as a real provider would from its threads; {@link Call#cancelled()} shows whether the gateway closed it.
+ */
+public final class ScriptedModelProvider implements ModelProvider {
+
+    private final String name;
+    private final List<Call> calls = new CopyOnWriteArrayList<>();
+    private volatile Consumer<Call> onCall = call -> {
+    };
+    private volatile RuntimeException throwOnCall;
+
+    public ScriptedModelProvider(String name) {
+        this.name = name;
+    }
+
+    /** Runs {@code hook} inside every {@link #call}, before it returns (e.g. to look at the ledger). */
+    public void whenCalled(Consumer<Call> hook) {
+        this.onCall = hook;
+    }
+
+    /** Makes every following {@link #call} throw instead of starting. */
+    public void throwOnCall(RuntimeException exception) {
+        this.throwOnCall = exception;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
+        if (throwOnCall != null) {
+            throw throwOnCall;
+        }
+        Call call = new Call(route, request, maxTokens, listener);
+        calls.add(call);
+        onCall.accept(call);
+        return call;
+    }
+
+    public List<Call> calls() {
+        return List.copyOf(calls);
+    }
+
+    public Call onlyCall() {
+        if (calls.size() != 1) {
+            throw new AssertionError("expected exactly one call to " + name + ", got " + calls.size());
+        }
+        return calls.get(0);
+    }
+
+    public Call lastCall() {
+        if (calls.isEmpty()) {
+            throw new AssertionError("no call to " + name);
+        }
+        return calls.get(calls.size() - 1);
+    }
+
+    /** One upstream call, driven by the test. */
+    public static final class Call implements UpstreamCall {
+        private final ProviderRoute route;
+        private final ChatRequest request;
+        private final int maxTokens;
+        private final UpstreamListener listener;
+        private volatile int cancels;
+
+        Call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
+            this.route = route;
+            this.request = request;
+            this.maxTokens = maxTokens;
+            this.listener = listener;
+        }
+
+        @Override
+        public void cancel() {
+            cancels++;
+        }
+
+        public boolean cancelled() {
+            return cancels > 0;
+        }
+
+        public ProviderRoute route() {
+            return route;
+        }
+
+        public ChatRequest request() {
+            return request;
+        }
+
+        public int maxTokens() {
+            return maxTokens;
+        }
+
+        public Call firstByte() {
+            listener.onFirstByte();
+            return this;
+        }
+
+        public Call delta(String text) {
+            listener.onDelta(text);
+            return this;
+        }
+
+        public Call toolCalls(String toolCallsJson) {
+            listener.onToolCallDelta(toolCallsJson);
+            return this;
+        }
+
+        public void finish(String reason, TokenUsage reportedUsage) {
+            listener.onFinish(reason, reportedUsage);
+        }
+
+        public void fail(int status, boolean retryable, boolean rateLimited, Duration retryAfter) {
+            listener.onFailure(new UpstreamFailure(status, retryable, rateLimited, retryAfter,
+                    "scripted HTTP " + status));
+        }
+    }
+}
