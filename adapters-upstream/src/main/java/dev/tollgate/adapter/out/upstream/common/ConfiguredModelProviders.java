@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.anthropic.AnthropicModelProvider;
 import dev.tollgate.adapter.out.upstream.openai.OpenAiCompatibleModelProvider;
 import dev.tollgate.adapter.out.upstream.simulator.SimulatorModelProvider;
 import dev.tollgate.application.port.out.ModelProvider;
@@ -23,8 +24,9 @@ public final class ConfiguredModelProviders implements ModelProviders {
             ModelProvider provider = switch (settings.type()) {
                 case "simulator" -> new SimulatorModelProvider(settings, tokens, scheduler);
                 case "openai" -> new OpenAiCompatibleModelProvider(settings, json);
+                case "anthropic" -> new AnthropicModelProvider(settings, json);
                 default -> throw new IllegalArgumentException("provider " + settings.name() + ": unknown type '"
-                        + settings.type() + "' (known: simulator, openai)");
+                        + settings.type() + "' (known: simulator, openai, anthropic)");
             };
             providers.put(settings.name(), provider);
         }

@@ -1,7 +1,7 @@
 package dev.tollgate.adapter.out.upstream.openai;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
-import dev.tollgate.adapter.out.upstream.common.SseLineSubscriber;
+import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
@@ -13,13 +13,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Upstream adapter: any server speaking OpenAI's chat-completions API (OpenAI, vLLM, Ollama, llama.cpp server,
@@ -69,30 +67,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         if (apiKey != null && !apiKey.isBlank()) {
             http.header("Authorization", "Bearer " + apiKey);
         }
-        StreamDecoder decoder = new StreamDecoder(listener);
-        SseLineSubscriber subscriber = new SseLineSubscriber(decoder::line, decoder::ended);
-        CompletableFuture<HttpResponse<Void>> response = client.sendAsync(http.build(), info -> {
-            if (info.statusCode() != 200) {
-                return HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofString(
-                        StandardCharsets.UTF_8), text -> {
-                            decoder.rejected(info.statusCode(),
-                                    info.headers().firstValue("Retry-After").orElse(null), text);
-                            return null;
-                        });
-            }
-            listener.onFirstByte();
-            return HttpResponse.BodySubscribers.fromSubscriber(subscriber, s -> null);
-        });
-        response.whenComplete((r, error) -> {
-            if (error != null) {
-                decoder.transportFailed(error);
-            }
-        });
-        return () -> {
-            decoder.cancelled = true;
-            subscriber.cancel();
-            response.cancel(true);
-        };
+        return StreamingExchange.send(client, http.build(), listener, new StreamDecoder(listener));
     }
 
     private String body(ProviderRoute route, ChatRequest request, int maxTokens) {
@@ -151,9 +126,9 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     }
 
     /** Turns the upstream's SSE lines into listener events; exactly one terminal event. */
-    private final class StreamDecoder {
+    private final class StreamDecoder implements StreamingExchange.Decoder {
         private final UpstreamListener listener;
-        private volatile boolean cancelled;
+        private boolean cancelled;
         private boolean finished;
         private String finishReason;
         private TokenUsage usage;
@@ -162,7 +137,13 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             this.listener = listener;
         }
 
-        synchronized void line(String line) {
+        @Override
+        public synchronized void cancelled() {
+            cancelled = true;
+        }
+
+        @Override
+        public synchronized void line(String line) {
             if (finished || cancelled || !line.startsWith("data:")) {
                 return; // comments, event names, keep-alives
             }
@@ -207,7 +188,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
         }
 
-        synchronized void ended() {
+        @Override
+        public synchronized void ended() {
             if (!finished && !cancelled) {
                 if (finishReason != null) {
                     finish();
@@ -217,16 +199,18 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
         }
 
-        synchronized void rejected(int status, String retryAfter, String body) {
+        @Override
+        public synchronized void rejected(int status, String retryAfter, String body) {
             if (finished || cancelled) {
                 return;
             }
             boolean retryable = status == 429 || status >= 500;
-            fail(new UpstreamFailure(status, retryable, status == 429, retryAfter(retryAfter),
-                    name + " answered HTTP " + status + ": " + abbreviate(body)));
+            fail(new UpstreamFailure(status, retryable, status == 429, StreamingExchange.retryAfter(retryAfter),
+                    name + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
         }
 
-        synchronized void transportFailed(Throwable error) {
+        @Override
+        public synchronized void transportFailed(Throwable error) {
             if (finished || cancelled) {
                 return;
             }
@@ -245,20 +229,4 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         }
     }
 
-    private static Duration retryAfter(String header) {
-        if (header == null) {
-            return null;
-        }
-        try {
-            long seconds = Long.parseLong(header.strip());
-            return seconds > 0 ? Duration.ofSeconds(seconds) : null;
-        } catch (NumberFormatException e) {
-            return null; // an HTTP date: fall back to the reference backoff
-        }
-    }
-
-    private static String abbreviate(String text) {
-        String oneLine = text == null ? "" : text.replaceAll("\\s+", " ").strip();
-        return oneLine.length() > 300 ? oneLine.substring(0, 300) + "..." : oneLine;
-    }
 }

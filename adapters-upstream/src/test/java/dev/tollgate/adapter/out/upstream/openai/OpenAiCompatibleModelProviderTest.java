@@ -1,275 +1,75 @@
 package dev.tollgate.adapter.out.upstream.openai;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
 import dev.tollgate.application.port.out.ModelProvider;
-import dev.tollgate.domain.billing.TokenUsage;
-import dev.tollgate.domain.catalog.ModelCapabilities;
-import dev.tollgate.domain.catalog.ModelId;
-import dev.tollgate.domain.catalog.ProviderId;
-import dev.tollgate.domain.catalog.ProviderRoute;
-import dev.tollgate.domain.catalog.TokenPrice;
-import dev.tollgate.domain.completion.ChatMessage;
-import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.json.JsonMapper;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 
-/** The OpenAI-compatible provider against a local stub that speaks the chat-completions SSE protocol. */
-class OpenAiCompatibleModelProviderTest {
+/** The provider contract for the OpenAI-compatible provider, against a chat-completions SSE stub. */
+class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTest {
 
-    private HttpServer server;
-    private final AtomicReference<Handler> handler = new AtomicReference<>();
-    private final AtomicReference<String> lastBody = new AtomicReference<>();
-    private ModelProvider provider;
-
-    interface Handler {
-        void handle(HttpExchange exchange) throws IOException, InterruptedException;
+    @Override
+    protected String path() {
+        return "/v1/chat/completions";
     }
 
-    private static final ProviderRoute ROUTE = new ProviderRoute(new ProviderId("stub"), "upstream-model",
-            TokenPrice.FREE, TokenPrice.FREE, ModelCapabilities.ALL);
-    private static final ChatRequest REQUEST = new ChatRequest(new ModelId("m"),
-            List.of(new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}")), 16, null, null, null,
-            null, List.of(), 7L, false, null, null, null, null, null, true);
-
-    @BeforeEach
-    void start() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/v1/chat/completions", exchange -> {
-            lastBody.set(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            try {
-                handler.get().handle(exchange);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                exchange.close();
-            }
-        });
-        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
-        server.start();
-        provider = new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("stub", "openai",
-                Map.of("base-url", "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/")),
-                JsonMapper.createDefault());
+    @Override
+    protected ModelProvider provider(String baseUrl, JsonMapper json) {
+        return new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("stub", "openai",
+                Map.of("base-url", baseUrl + "/v1/")), json);
     }
 
-    @AfterEach
-    void stop() {
-        server.stop(0);
+    @Override
+    protected List<String> streamOpening() {
+        return List.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+                + "\"finish_reason\":null}]}");
     }
 
-    /** Records what the provider reports. */
-    static final class Recorder implements ModelProvider.UpstreamListener {
-        final List<String> deltas = new CopyOnWriteArrayList<>();
-        final List<String> toolCalls = new CopyOnWriteArrayList<>();
-        final CountDownLatch done = new CountDownLatch(1);
-        volatile boolean firstByte;
-        volatile String finishReason;
-        volatile TokenUsage usage;
-        volatile ModelProvider.UpstreamFailure failure;
-
-        @Override
-        public void onFirstByte() {
-            firstByte = true;
-        }
-
-        @Override
-        public void onDelta(String text) {
-            deltas.add(text);
-        }
-
-        @Override
-        public void onToolCallDelta(String toolCallsJson) {
-            toolCalls.add(toolCallsJson);
-        }
-
-        @Override
-        public void onFinish(String reason, TokenUsage reported) {
-            finishReason = reason;
-            usage = reported;
-            done.countDown();
-        }
-
-        @Override
-        public void onFailure(ModelProvider.UpstreamFailure f) {
-            failure = f;
-            done.countDown();
-        }
-
-        void await() throws InterruptedException {
-            assertTrue(done.await(5, TimeUnit.SECONDS), "no terminal event");
-        }
+    @Override
+    protected String textPiece(String text) {
+        return "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text + "\"},\"finish_reason\":null}]}";
     }
 
-    private static void sse(HttpExchange exchange, String... events) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-        exchange.sendResponseHeaders(200, 0);
-        OutputStream out = exchange.getResponseBody();
-        for (String event : events) {
-            out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
-        }
+    @Override
+    protected List<String> textStream(List<String> pieces) {
+        List<String> events = new ArrayList<>(streamOpening());
+        pieces.forEach(p -> events.add(textPiece(p)));
+        events.add("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}");
+        events.add("{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}");
+        events.add("[DONE]");
+        return events;
     }
 
-    @Test
-    void streamsDeltasAndReportsUsageAndFinishReason() throws Exception {
-        handler.set(exchange -> sse(exchange,
-                "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}",
-                "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}",
-                "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}",
-                "{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":2,\"total_tokens\":7}}",
-                "[DONE]"));
-        Recorder recorder = new Recorder();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertTrue(recorder.firstByte);
-        assertEquals(List.of("Hel", "lo"), recorder.deltas);
-        assertEquals("stop", recorder.finishReason);
-        assertEquals(new TokenUsage(5, 2), recorder.usage);
-        String sent = lastBody.get();
+    @Override
+    protected List<String> toolCallStream(List<String> argumentPieces) {
+        List<String> events = new ArrayList<>();
+        events.add("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
+                + "\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"\"}}]},"
+                + "\"finish_reason\":null}]}");
+        for (String piece : argumentPieces) {
+            events.add("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+                    + "{\"arguments\":\"" + piece.replace("\"", "\\\"") + "\"}}]},\"finish_reason\":null}]}");
+        }
+        events.add("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}");
+        events.add("[DONE]");
+        return events;
+    }
+
+    @Override
+    protected List<String> truncatedStream() {
+        return List.of(textPiece("par"));
+    }
+
+    @Override
+    protected void assertUpstreamRequest(String sent) {
         assertTrue(sent.contains("\"model\":\"upstream-model\""), sent);
         assertTrue(sent.contains("\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"), sent);
         assertTrue(sent.contains("\"stream\":true") && sent.contains("\"include_usage\":true"), sent);
         assertTrue(sent.contains("\"max_tokens\":16") && sent.contains("\"seed\":7"), sent);
-    }
-
-    @Test
-    void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
-        handler.set(exchange -> sse(exchange,
-                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\","
-                        + "\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"arguments\":\"\"}}]},"
-                        + "\"finish_reason\":null}]}",
-                "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
-                        + "\"function\":{\"arguments\":\"{\\\"q\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}",
-                "[DONE]"));
-        Recorder recorder = new Recorder();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertEquals(2, recorder.toolCalls.size());
-        assertTrue(recorder.toolCalls.get(0).contains("\"id\":\"call_1\""), recorder.toolCalls.get(0));
-        assertTrue(recorder.toolCalls.get(1).contains("{\\\"q\\\":1}"), recorder.toolCalls.get(1));
-        assertEquals("tool_calls", recorder.finishReason);
-        assertTrue(recorder.deltas.isEmpty());
-    }
-
-    @Test
-    void aStreamWithoutUsageFinishesWithNone() throws Exception {
-        handler.set(exchange -> sse(exchange,
-                "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}", "[DONE]"));
-        Recorder recorder = new Recorder();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertEquals("length", recorder.finishReason);
-        assertNull(recorder.usage);
-    }
-
-    @Test
-    void rateLimitingIsRetryableWithTheUpstreamsRetryAfter() throws Exception {
-        handler.set(exchange -> {
-            exchange.getResponseHeaders().set("Retry-After", "7");
-            byte[] body = "{\"error\":{\"message\":\"slow down\"}}".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(429, body.length);
-            exchange.getResponseBody().write(body);
-        });
-        Recorder recorder = new Recorder();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertNotNull(recorder.failure);
-        assertEquals(429, recorder.failure.status());
-        assertTrue(recorder.failure.retryable() && recorder.failure.rateLimited());
-        assertEquals(Duration.ofSeconds(7), recorder.failure.retryAfter());
-        assertFalse(recorder.firstByte);
-    }
-
-    @Test
-    void aServerErrorIsRetryableAndABadRequestIsNot() throws Exception {
-        for (int status : new int[] {500, 503, 400, 404}) {
-            handler.set(exchange -> exchange.sendResponseHeaders(status, -1));
-            Recorder recorder = new Recorder();
-            provider.call(ROUTE, REQUEST, 16, recorder);
-            recorder.await();
-            assertEquals(status, recorder.failure.status());
-            assertEquals(status >= 500, recorder.failure.retryable(), "status " + status);
-        }
-    }
-
-    @Test
-    void anUnreachableUpstreamIsARetryableFailure() throws Exception {
-        int port = server.getAddress().getPort();
-        server.stop(0);
-        ModelProvider unreachable = new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("gone",
-                "openai", Map.of("base-url", "http://127.0.0.1:" + port + "/v1")), JsonMapper.createDefault());
-        Recorder recorder = new Recorder();
-        unreachable.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertTrue(recorder.failure.retryable());
-    }
-
-    @Test
-    void aStreamCutBeforeDoneIsAFailure() throws Exception {
-        handler.set(exchange -> sse(exchange,
-                "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"},\"finish_reason\":null}]}"));
-        Recorder recorder = new Recorder();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
-        assertEquals(List.of("par"), recorder.deltas);
-        assertNotNull(recorder.failure);
-    }
-
-    @Test
-    void cancellingClosesTheUpstreamConnectionWithinASecond() throws Exception {
-        CountDownLatch streaming = new CountDownLatch(1);
-        AtomicLong closedAfterCancelMillis = new AtomicLong(-1);
-        AtomicLong cancelledAt = new AtomicLong();
-        CountDownLatch sawClose = new CountDownLatch(1);
-        handler.set(exchange -> {
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
-            try {
-                for (int i = 0; i < 2_000; i++) {
-                    out.write(("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t" + i
-                            + "\"},\"finish_reason\":null}]}\n\n").getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    streaming.countDown();
-                    Thread.sleep(10);
-                }
-            } catch (IOException e) {
-                closedAfterCancelMillis.set(System.currentTimeMillis() - cancelledAt.get());
-                sawClose.countDown();
-            }
-        });
-        Recorder recorder = new Recorder();
-        ModelProvider.UpstreamCall call = provider.call(ROUTE, REQUEST, 16, recorder);
-        assertTrue(streaming.await(5, TimeUnit.SECONDS));
-        Thread.sleep(100);
-        cancelledAt.set(System.currentTimeMillis());
-        call.cancel();
-        assertTrue(sawClose.await(3, TimeUnit.SECONDS), "the upstream never saw the connection close");
-        assertTrue(closedAfterCancelMillis.get() <= 1_000, "closed " + closedAfterCancelMillis.get() + " ms after cancel");
-        int delivered = recorder.deltas.size();
-        Thread.sleep(100);
-        assertEquals(delivered, recorder.deltas.size(), "no event after cancel");
-        assertNull(recorder.failure, "a cancelled call reports nothing");
     }
 }

@@ -1,0 +1,250 @@
+package dev.tollgate.adapter.out.upstream.anthropic;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.core.type.Argument;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Upstream adapter: Anthropic's Messages API, translated both ways. Requests: system and developer messages become
+ * {@code system}, tool calls become {@code tool_use} blocks, tool messages {@code tool_result} blocks, tools and
+ * tool_choice their Anthropic forms ({@link AnthropicRequests}). Streams: {@code text_delta} becomes content
+ * deltas, {@code tool_use} blocks and {@code input_json_delta} become {@code delta.tool_calls}, stop reasons map to
+ * finish reasons, and usage is taken from {@code message_start} and {@code message_delta}.
+ *
+ * <p>Settings: {@code base-url} (default {@code https://api.anthropic.com}), {@code api-key-env},
+ * {@code anthropic-version} (default {@code 2023-06-01}), {@code connect-timeout-ms} (default 5000).
+ */
+public final class AnthropicModelProvider implements ModelProvider {
+
+    private final String name;
+    private final URI endpoint;
+    private final String apiKey;
+    private final String version;
+    private final HttpClient client;
+    private final JsonMapper json;
+
+    public AnthropicModelProvider(CatalogFile.ProviderSettings settings, JsonMapper json) {
+        this.name = settings.name();
+        this.endpoint = URI.create(settings.string("base-url", "https://api.anthropic.com").replaceAll("/+$", "")
+                + "/v1/messages");
+        String keyVariable = settings.string("api-key-env", null);
+        this.apiKey = keyVariable == null ? null : System.getenv(keyVariable);
+        this.version = settings.string("anthropic-version", "2023-06-01");
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofMillis(settings.number("connect-timeout-ms", 5000)))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
+        this.json = json;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
+        String body;
+        try {
+            body = json.writeValueAsString(new AnthropicRequests(json).messagesRequest(route, request, maxTokens));
+        } catch (IOException | IllegalArgumentException e) {
+            listener.onFailure(new UpstreamFailure(400, false, false, null,
+                    "cannot translate the request for " + name + ": " + e.getMessage()));
+            return () -> { };
+        }
+        HttpRequest.Builder http = HttpRequest.newBuilder(endpoint)
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
+                .header("anthropic-version", version)
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (apiKey != null && !apiKey.isBlank()) {
+            http.header("x-api-key", apiKey);
+        }
+        return StreamingExchange.send(client, http.build(), listener, new EventDecoder(listener));
+    }
+
+    /** Reads Anthropic's typed SSE events; exactly one terminal listener event. */
+    private final class EventDecoder implements StreamingExchange.Decoder {
+        private final UpstreamListener listener;
+        private final Map<Integer, Integer> toolIndexByBlock = new LinkedHashMap<>();
+        private boolean cancelled;
+        private boolean finished;
+        private long inputTokens = -1;
+        private long outputTokens = -1;
+        private String stopReason;
+
+        EventDecoder(UpstreamListener listener) {
+            this.listener = listener;
+        }
+
+        @Override
+        public synchronized void cancelled() {
+            cancelled = true;
+        }
+
+        @Override
+        public synchronized void line(String line) {
+            if (finished || cancelled || !line.startsWith("data:")) {
+                return; // "event:" lines repeat the type that the data carries
+            }
+            Map<String, Object> event;
+            try {
+                event = json.readValue(line.substring(5).strip(), Argument.mapOf(String.class, Object.class));
+            } catch (IOException e) {
+                fail(new UpstreamFailure(502, false, false, null, "unreadable event from " + name));
+                return;
+            }
+            String type = String.valueOf(event.get("type"));
+            switch (type) {
+                case "message_start" -> {
+                    if (event.get("message") instanceof Map<?, ?> message && message.get("usage") instanceof Map<?, ?> u) {
+                        usage(u);
+                    }
+                }
+                case "content_block_start" -> blockStart(event);
+                case "content_block_delta" -> blockDelta(event);
+                case "message_delta" -> {
+                    if (event.get("delta") instanceof Map<?, ?> delta && delta.get("stop_reason") instanceof String r) {
+                        stopReason = r;
+                    }
+                    if (event.get("usage") instanceof Map<?, ?> u) {
+                        usage(u);
+                    }
+                }
+                case "message_stop" -> finish();
+                case "error" -> {
+                    Object message = event.get("error") instanceof Map<?, ?> e ? e.get("message") : event;
+                    boolean overloaded = event.get("error") instanceof Map<?, ?> e
+                            && "overloaded_error".equals(e.get("type"));
+                    fail(new UpstreamFailure(overloaded ? 529 : 502, true, overloaded, null,
+                            name + " reported: " + message));
+                }
+                default -> {
+                    // ping, content_block_stop: nothing to pass on
+                }
+            }
+        }
+
+        private void usage(Map<?, ?> usage) {
+            if (usage.get("input_tokens") instanceof Number in) {
+                inputTokens = in.longValue();
+            }
+            if (usage.get("output_tokens") instanceof Number out) {
+                outputTokens = out.longValue();
+            }
+        }
+
+        private void blockStart(Map<String, Object> event) {
+            if (event.get("content_block") instanceof Map<?, ?> block && "tool_use".equals(block.get("type"))) {
+                int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();
+                int toolIndex = toolIndexByBlock.size();
+                toolIndexByBlock.put(blockIndex, toolIndex);
+                Map<String, Object> function = new LinkedHashMap<>();
+                function.put("name", block.get("name"));
+                function.put("arguments", "");
+                Map<String, Object> call = new LinkedHashMap<>();
+                call.put("index", toolIndex);
+                call.put("id", block.get("id"));
+                call.put("type", "function");
+                call.put("function", function);
+                toolCalls(call);
+            } else if (event.get("content_block") instanceof Map<?, ?> block && block.get("text") instanceof String t
+                    && !t.isEmpty()) {
+                listener.onDelta(t);
+            }
+        }
+
+        private void blockDelta(Map<String, Object> event) {
+            if (!(event.get("delta") instanceof Map<?, ?> delta)) {
+                return;
+            }
+            if ("text_delta".equals(delta.get("type")) && delta.get("text") instanceof String text && !text.isEmpty()) {
+                listener.onDelta(text);
+            } else if ("input_json_delta".equals(delta.get("type"))
+                    && delta.get("partial_json") instanceof String partial) {
+                int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();
+                Integer toolIndex = toolIndexByBlock.get(blockIndex);
+                if (toolIndex != null && !partial.isEmpty()) {
+                    Map<String, Object> call = new LinkedHashMap<>();
+                    call.put("index", toolIndex);
+                    call.put("function", Map.of("arguments", partial));
+                    toolCalls(call);
+                }
+            }
+        }
+
+        private void toolCalls(Map<String, Object> call) {
+            try {
+                listener.onToolCallDelta(json.writeValueAsString(List.of(call)));
+            } catch (IOException e) {
+                fail(new UpstreamFailure(502, false, false, null, "cannot encode a tool call from " + name));
+            }
+        }
+
+        @Override
+        public synchronized void ended() {
+            if (!finished && !cancelled) {
+                fail(new UpstreamFailure(502, true, false, null, name + " closed the stream before message_stop"));
+            }
+        }
+
+        @Override
+        public synchronized void rejected(int status, String retryAfter, String body) {
+            if (finished || cancelled) {
+                return;
+            }
+            // 529 is Anthropic's "overloaded": capacity, like 429.
+            boolean capacity = status == 429 || status == 529;
+            fail(new UpstreamFailure(status, capacity || status >= 500, capacity,
+                    StreamingExchange.retryAfter(retryAfter),
+                    name + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
+        }
+
+        @Override
+        public synchronized void transportFailed(Throwable error) {
+            if (finished || cancelled) {
+                return;
+            }
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            fail(new UpstreamFailure(502, true, false, null, name + " unreachable: " + cause));
+        }
+
+        private void finish() {
+            finished = true;
+            TokenUsage usage = inputTokens >= 0 && outputTokens >= 0 ? new TokenUsage(inputTokens, outputTokens) : null;
+            listener.onFinish(finishReason(stopReason), usage);
+        }
+
+        private void fail(UpstreamFailure failure) {
+            finished = true;
+            listener.onFailure(failure);
+        }
+    }
+
+    /** Anthropic stop reasons in chat-completions terms. */
+    static String finishReason(String stopReason) {
+        if (stopReason == null) {
+            return "stop";
+        }
+        return switch (stopReason) {
+            case "max_tokens" -> "length";
+            case "tool_use" -> "tool_calls";
+            case "refusal" -> "content_filter";
+            default -> "stop"; // end_turn, stop_sequence, pause_turn
+        };
+    }
+}

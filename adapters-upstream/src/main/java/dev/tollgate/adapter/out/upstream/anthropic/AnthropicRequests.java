@@ -1,0 +1,158 @@
+package dev.tollgate.adapter.out.upstream.anthropic;
+
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.core.type.Argument;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Translates a chat-completions request into an Anthropic Messages request (streaming). */
+final class AnthropicRequests {
+
+    private final JsonMapper json;
+
+    AnthropicRequests(JsonMapper json) {
+        this.json = json;
+    }
+
+    Map<String, Object> messagesRequest(ProviderRoute route, ChatRequest request, int maxTokens) throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("model", route.upstreamModel());
+        body.put("max_tokens", maxTokens);
+        body.put("stream", true);
+        StringBuilder system = new StringBuilder();
+        List<Map<String, Object>> messages = new ArrayList<>();
+        for (ChatMessage message : request.messages()) {
+            Map<String, Object> original = json.readValue(message.json(), Argument.mapOf(String.class, Object.class));
+            switch (message.role()) {
+                case "system", "developer" -> system.append(system.isEmpty() ? "" : "\n\n").append(message.text());
+                case "assistant" -> append(messages, "assistant", assistantBlocks(message, original));
+                case "tool", "function" -> append(messages, "user", List.of(toolResult(message, original)));
+                default -> append(messages, "user", userBlocks(message, original));
+            }
+        }
+        if (!system.isEmpty()) {
+            body.put("system", system.toString());
+        }
+        body.put("messages", messages);
+        if (request.temperature() != null) {
+            // Anthropic's range is 0–1; chat-completions allows up to 2.
+            body.put("temperature", request.temperature().min(java.math.BigDecimal.ONE));
+        }
+        if (request.topP() != null) {
+            body.put("top_p", request.topP());
+        }
+        if (!request.stop().isEmpty()) {
+            body.put("stop_sequences", request.stop());
+        }
+        if (request.toolsJson() != null) {
+            body.put("tools", tools(request.toolsJson()));
+            if (request.toolChoiceJson() != null) {
+                body.put("tool_choice", toolChoice(json.readValue(request.toolChoiceJson(), Argument.OBJECT_ARGUMENT)));
+            }
+        }
+        if (request.user() != null) {
+            body.put("metadata", Map.of("user_id", request.user()));
+        }
+        return body;
+    }
+
+    /** Anthropic wants alternating turns: consecutive messages of one role are merged. */
+    private static void append(List<Map<String, Object>> messages, String role, List<Map<String, Object>> blocks) {
+        if (blocks.isEmpty()) {
+            return;
+        }
+        if (!messages.isEmpty() && role.equals(messages.get(messages.size() - 1).get("role"))) {
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> content = (List<Map<String, Object>>) messages.get(messages.size() - 1)
+                    .get("content");
+            content.addAll(blocks);
+            return;
+        }
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("role", role);
+        message.put("content", new ArrayList<>(blocks));
+        messages.add(message);
+    }
+
+    private static List<Map<String, Object>> userBlocks(ChatMessage message, Map<String, Object> original) {
+        return message.text().isEmpty() ? List.of() : List.of(text(message.text()));
+    }
+
+    private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original)
+            throws IOException {
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        if (!message.text().isEmpty()) {
+            blocks.add(text(message.text()));
+        }
+        if (original.get("tool_calls") instanceof List<?> calls) {
+            for (Object item : calls) {
+                if (item instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
+                    Map<String, Object> block = new LinkedHashMap<>();
+                    block.put("type", "tool_use");
+                    block.put("id", call.get("id"));
+                    block.put("name", function.get("name"));
+                    Object arguments = function.get("arguments");
+                    block.put("input", arguments instanceof String s && !s.isBlank()
+                            ? json.readValue(s, Argument.OBJECT_ARGUMENT) : Map.of());
+                    blocks.add(block);
+                }
+            }
+        }
+        return blocks;
+    }
+
+    private static Map<String, Object> toolResult(ChatMessage message, Map<String, Object> original) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "tool_result");
+        block.put("tool_use_id", original.get("tool_call_id"));
+        block.put("content", message.text());
+        return block;
+    }
+
+    private static Map<String, Object> text(String text) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "text");
+        block.put("text", text);
+        return block;
+    }
+
+    private List<Map<String, Object>> tools(String toolsJson) throws IOException {
+        List<Map<String, Object>> tools = new ArrayList<>();
+        Object parsed = json.readValue(toolsJson, Argument.OBJECT_ARGUMENT);
+        if (parsed instanceof List<?> list) {
+            for (Object item : list) {
+                if (item instanceof Map<?, ?> tool && tool.get("function") instanceof Map<?, ?> function) {
+                    Map<String, Object> translated = new LinkedHashMap<>();
+                    translated.put("name", function.get("name"));
+                    if (function.get("description") != null) {
+                        translated.put("description", function.get("description"));
+                    }
+                    Object schema = function.get("parameters");
+                    translated.put("input_schema", schema != null ? schema : Map.of("type", "object"));
+                    tools.add(translated);
+                }
+            }
+        }
+        return tools;
+    }
+
+    private static Map<String, Object> toolChoice(Object choice) {
+        if (choice instanceof String s) {
+            return switch (s) {
+                case "required" -> Map.of("type", "any");
+                case "none" -> Map.of("type", "none");
+                default -> Map.of("type", "auto");
+            };
+        }
+        if (choice instanceof Map<?, ?> m && m.get("function") instanceof Map<?, ?> function) {
+            return Map.of("type", "tool", "name", String.valueOf(function.get("name")));
+        }
+        return Map.of("type", "auto");
+    }
+}

@@ -1,0 +1,137 @@
+package dev.tollgate.adapter.out.upstream.anthropic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ModelId;
+import dev.tollgate.domain.catalog.ProviderId;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.catalog.TokenPrice;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.core.type.Argument;
+import io.micronaut.json.JsonMapper;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The provider contract for the Anthropic provider, against a stub speaking the Messages API stream. */
+class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
+
+    @Override
+    protected String path() {
+        return "/v1/messages";
+    }
+
+    @Override
+    protected ModelProvider provider(String baseUrl, JsonMapper json) {
+        return new AnthropicModelProvider(new CatalogFile.ProviderSettings("stub", "anthropic",
+                Map.of("base-url", baseUrl)), json);
+    }
+
+    @Override
+    protected List<String> streamOpening() {
+        return List.of("{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+    }
+
+    @Override
+    protected String textPiece(String text) {
+        return "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + text
+                + "\"}}";
+    }
+
+    @Override
+    protected List<String> textStream(List<String> pieces) {
+        List<String> events = new ArrayList<>(streamOpening());
+        pieces.forEach(p -> events.add(textPiece(p)));
+        events.add("{\"type\":\"content_block_stop\",\"index\":0}");
+        events.add("{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}");
+        events.add("{\"type\":\"message_stop\"}");
+        return events;
+    }
+
+    @Override
+    protected List<String> toolCallStream(List<String> argumentPieces) {
+        List<String> events = new ArrayList<>();
+        events.add("{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}");
+        events.add("{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+                + "\"id\":\"call_1\",\"name\":\"lookup\",\"input\":{}}}");
+        for (String piece : argumentPieces) {
+            events.add("{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\","
+                    + "\"partial_json\":\"" + piece.replace("\"", "\\\"") + "\"}}");
+        }
+        events.add("{\"type\":\"content_block_stop\",\"index\":0}");
+        events.add("{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}");
+        events.add("{\"type\":\"message_stop\"}");
+        return events;
+    }
+
+    @Override
+    protected List<String> truncatedStream() {
+        List<String> events = new ArrayList<>(streamOpening());
+        events.add(textPiece("par"));
+        return events;
+    }
+
+    @Override
+    protected void assertUpstreamRequest(String sent) {
+        assertTrue(sent.contains("\"model\":\"upstream-model\""), sent);
+        assertTrue(sent.contains("\"max_tokens\":16") && sent.contains("\"stream\":true"), sent);
+        assertTrue(sent.contains("\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]"),
+                sent);
+    }
+
+    @Test
+    void aConversationWithSystemToolsAndToolResultsIsTranslated() throws Exception {
+        JsonMapper json = JsonMapper.createDefault();
+        List<ChatMessage> messages = List.of(
+                new ChatMessage("system", "Be brief.", "{\"role\":\"system\",\"content\":\"Be brief.\"}"),
+                new ChatMessage("user", "Weather in Oslo?", "{\"role\":\"user\",\"content\":\"Weather in Oslo?\"}"),
+                new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":"
+                        + "\"call_9\",\"type\":\"function\",\"function\":{\"name\":\"weather\",\"arguments\":"
+                        + "\"{\\\"city\\\":\\\"Oslo\\\"}\"}}]}"),
+                new ChatMessage("tool", "4 degrees", "{\"role\":\"tool\",\"tool_call_id\":\"call_9\",\"content\":"
+                        + "\"4 degrees\"}"),
+                new ChatMessage("user", "Thanks", "{\"role\":\"user\",\"content\":\"Thanks\"}"));
+        ChatRequest request = new ChatRequest(new ModelId("m"), messages, 100, new BigDecimal("1.5"), null, null,
+                null, List.of("END"), null, false, null, null,
+                "[{\"type\":\"function\",\"function\":{\"name\":\"weather\",\"parameters\":{\"type\":\"object\"}}}]",
+                "\"required\"", null, true);
+        ProviderRoute route = new ProviderRoute(new ProviderId("a"), "claude-x", TokenPrice.FREE, TokenPrice.FREE,
+                ModelCapabilities.ALL);
+        Map<String, Object> body = new AnthropicRequests(json).messagesRequest(route, request, 100);
+
+        assertEquals("Be brief.", body.get("system"));
+        assertEquals(new BigDecimal("1"), body.get("temperature"), "Anthropic's temperature tops out at 1");
+        assertEquals(List.of("END"), body.get("stop_sequences"));
+        String encoded = json.writeValueAsString(body);
+        Map<String, Object> reparsed = json.readValue(encoded, Argument.mapOf(String.class, Object.class));
+        List<?> turns = (List<?>) reparsed.get("messages");
+        assertEquals(List.of("user", "assistant", "user"),
+                turns.stream().map(t -> ((Map<?, ?>) t).get("role")).toList(), encoded);
+        assertTrue(encoded.contains("\"type\":\"tool_use\",\"id\":\"call_9\",\"name\":\"weather\",\"input\":{\"city\":\"Oslo\"}"),
+                encoded);
+        assertTrue(encoded.contains("\"type\":\"tool_result\",\"tool_use_id\":\"call_9\",\"content\":\"4 degrees\""),
+                encoded);
+        assertTrue(encoded.contains("\"tool_choice\":{\"type\":\"any\"}"), encoded);
+        assertTrue(encoded.contains("\"input_schema\":{\"type\":\"object\"}"), encoded);
+        assertFalse(encoded.contains("\"role\":\"system\""), encoded);
+    }
+
+    @Test
+    void stopReasonsBecomeFinishReasons() {
+        assertEquals("stop", AnthropicModelProvider.finishReason("end_turn"));
+        assertEquals("length", AnthropicModelProvider.finishReason("max_tokens"));
+        assertEquals("tool_calls", AnthropicModelProvider.finishReason("tool_use"));
+        assertEquals("stop", AnthropicModelProvider.finishReason("stop_sequence"));
+        assertEquals("stop", AnthropicModelProvider.finishReason(null));
+    }
+}

@@ -1,0 +1,274 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ModelId;
+import dev.tollgate.domain.catalog.ProviderId;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.catalog.TokenPrice;
+import dev.tollgate.domain.completion.ChatMessage;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.json.JsonMapper;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Contract of every HTTP {@link ModelProvider}: run against a local stub that speaks the provider's own protocol
+ * (its dialect), streaming and tools included.
+ */
+public abstract class AbstractModelProviderContractTest {
+
+    /** The request path the provider posts to, e.g. {@code /v1/chat/completions}. */
+    protected abstract String path();
+
+    protected abstract ModelProvider provider(String baseUrl, JsonMapper json);
+
+    /** SSE data payloads answering with {@code pieces} of text, then the finish and usage (5 in, 2 out). */
+    protected abstract List<String> textStream(List<String> pieces);
+
+    /** SSE data payloads answering with one tool call {@code call_1}/{@code lookup} whose arguments arrive in pieces. */
+    protected abstract List<String> toolCallStream(List<String> argumentPieces);
+
+    /** The payloads that open a text answer, before its first piece. */
+    protected abstract List<String> streamOpening();
+
+    /** The payload of one piece of text. */
+    protected abstract String textPiece(String text);
+
+    /** SSE data payloads of a stream cut before its end (one text piece {@code par}). */
+    protected abstract List<String> truncatedStream();
+
+    /** Checks the translated upstream request for {@link #REQUEST}. */
+    protected abstract void assertUpstreamRequest(String body);
+
+
+    private HttpServer server;
+    private final AtomicReference<Handler> handler = new AtomicReference<>();
+    private final AtomicReference<String> lastBody = new AtomicReference<>();
+    private ModelProvider provider;
+
+    interface Handler {
+        void handle(HttpExchange exchange) throws IOException, InterruptedException;
+    }
+
+    private static final ProviderRoute ROUTE = new ProviderRoute(new ProviderId("stub"), "upstream-model",
+            TokenPrice.FREE, TokenPrice.FREE, ModelCapabilities.ALL);
+    protected static final ChatRequest REQUEST = new ChatRequest(new ModelId("m"),
+            List.of(new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}")), 16, null, null, null,
+            null, List.of(), 7L, false, null, null, null, null, null, true);
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext(path(), exchange -> {
+            lastBody.set(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            try {
+                handler.get().handle(exchange);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                exchange.close();
+            }
+        });
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.start();
+        provider = provider("http://127.0.0.1:" + server.getAddress().getPort(), JsonMapper.createDefault());
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop(0);
+    }
+
+    /** Records what the provider reports. */
+    static final class Recorder implements ModelProvider.UpstreamListener {
+        final List<String> deltas = new CopyOnWriteArrayList<>();
+        final List<String> toolCalls = new CopyOnWriteArrayList<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile boolean firstByte;
+        volatile String finishReason;
+        volatile TokenUsage usage;
+        volatile ModelProvider.UpstreamFailure failure;
+
+        @Override
+        public void onFirstByte() {
+            firstByte = true;
+        }
+
+        @Override
+        public void onDelta(String text) {
+            deltas.add(text);
+        }
+
+        @Override
+        public void onToolCallDelta(String toolCallsJson) {
+            toolCalls.add(toolCallsJson);
+        }
+
+        @Override
+        public void onFinish(String reason, TokenUsage reported) {
+            finishReason = reason;
+            usage = reported;
+            done.countDown();
+        }
+
+        @Override
+        public void onFailure(ModelProvider.UpstreamFailure f) {
+            failure = f;
+            done.countDown();
+        }
+
+        void await() throws InterruptedException {
+            assertTrue(done.await(5, TimeUnit.SECONDS), "no terminal event");
+        }
+    }
+
+    private static void sse(HttpExchange exchange, List<String> events) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+        exchange.sendResponseHeaders(200, 0);
+        OutputStream out = exchange.getResponseBody();
+        for (String event : events) {
+            out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
+    }
+
+    @Test
+    void streamsDeltasAndReportsUsageAndFinishReason() throws Exception {
+        handler.set(exchange -> sse(exchange, textStream(List.of("Hel", "lo"))));
+        Recorder recorder = new Recorder();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertTrue(recorder.firstByte);
+        assertEquals(List.of("Hel", "lo"), recorder.deltas);
+        assertEquals("stop", recorder.finishReason);
+        assertEquals(new TokenUsage(5, 2), recorder.usage);
+        assertUpstreamRequest(lastBody.get());
+    }
+
+    @Test
+    void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
+        handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
+        Recorder recorder = new Recorder();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals("tool_calls", recorder.finishReason);
+        assertTrue(recorder.deltas.isEmpty());
+        String all = String.join("", recorder.toolCalls);
+        assertTrue(recorder.toolCalls.get(0).contains("\"id\":\"call_1\"") && all.contains("\"name\":\"lookup\""), all);
+        assertTrue(all.contains("{\\\"q\\\":") && all.contains("1}"), all);
+        assertTrue(recorder.toolCalls.stream().allMatch(c -> c.contains("\"index\":0")), all);
+    }
+
+    @Test
+    void rateLimitingIsRetryableWithTheUpstreamsRetryAfter() throws Exception {
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("Retry-After", "7");
+            byte[] body = "{\"error\":{\"message\":\"slow down\"}}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(429, body.length);
+            exchange.getResponseBody().write(body);
+        });
+        Recorder recorder = new Recorder();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertNotNull(recorder.failure);
+        assertEquals(429, recorder.failure.status());
+        assertTrue(recorder.failure.retryable() && recorder.failure.rateLimited());
+        assertEquals(Duration.ofSeconds(7), recorder.failure.retryAfter());
+        assertFalse(recorder.firstByte);
+    }
+
+    @Test
+    void aServerErrorIsRetryableAndABadRequestIsNot() throws Exception {
+        for (int status : new int[] {500, 503, 400, 404}) {
+            handler.set(exchange -> exchange.sendResponseHeaders(status, -1));
+            Recorder recorder = new Recorder();
+            provider.call(ROUTE, REQUEST, 16, recorder);
+            recorder.await();
+            assertEquals(status, recorder.failure.status());
+            assertEquals(status >= 500, recorder.failure.retryable(), "status " + status);
+        }
+    }
+
+    @Test
+    void anUnreachableUpstreamIsARetryableFailure() throws Exception {
+        int port = server.getAddress().getPort();
+        server.stop(0);
+        ModelProvider unreachable = provider("http://127.0.0.1:" + port, JsonMapper.createDefault());
+        Recorder recorder = new Recorder();
+        unreachable.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertTrue(recorder.failure.retryable());
+    }
+
+    @Test
+    void aStreamCutBeforeDoneIsAFailure() throws Exception {
+        handler.set(exchange -> sse(exchange, truncatedStream()));
+        Recorder recorder = new Recorder();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(List.of("par"), recorder.deltas);
+        assertNotNull(recorder.failure);
+    }
+
+    @Test
+    void cancellingClosesTheUpstreamConnectionWithinASecond() throws Exception {
+        CountDownLatch streaming = new CountDownLatch(1);
+        AtomicLong closedAfterCancelMillis = new AtomicLong(-1);
+        AtomicLong cancelledAt = new AtomicLong();
+        CountDownLatch sawClose = new CountDownLatch(1);
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            try {
+                for (String opening : streamOpening()) {
+                    out.write(("data: " + opening + "\n\n").getBytes(StandardCharsets.UTF_8));
+                }
+                for (int i = 0; i < 2_000; i++) {
+                    out.write(("data: " + textPiece("t" + i) + "\n\n").getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    streaming.countDown();
+                    Thread.sleep(10);
+                }
+            } catch (IOException e) {
+                closedAfterCancelMillis.set(System.currentTimeMillis() - cancelledAt.get());
+                sawClose.countDown();
+            }
+        });
+        Recorder recorder = new Recorder();
+        ModelProvider.UpstreamCall call = provider.call(ROUTE, REQUEST, 16, recorder);
+        assertTrue(streaming.await(5, TimeUnit.SECONDS));
+        Thread.sleep(100);
+        cancelledAt.set(System.currentTimeMillis());
+        call.cancel();
+        assertTrue(sawClose.await(3, TimeUnit.SECONDS), "the upstream never saw the connection close");
+        assertTrue(closedAfterCancelMillis.get() <= 1_000, "closed " + closedAfterCancelMillis.get() + " ms after cancel");
+        int delivered = recorder.deltas.size();
+        Thread.sleep(100);
+        assertEquals(delivered, recorder.deltas.size(), "no event after cancel");
+        assertNull(recorder.failure, "a cancelled call reports nothing");
+    }
+}
