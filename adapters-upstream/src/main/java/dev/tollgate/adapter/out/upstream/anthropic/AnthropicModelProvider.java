@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.anthropic;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
 import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -13,7 +14,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,13 +41,9 @@ public final class AnthropicModelProvider implements ModelProvider {
         this.name = settings.name();
         this.endpoint = URI.create(settings.string("base-url", "https://api.anthropic.com").replaceAll("/+$", "")
                 + "/v1/messages");
-        String keyVariable = settings.string("api-key-env", null);
-        this.apiKey = keyVariable == null ? null : System.getenv(keyVariable);
+        this.apiKey = StreamDecoderBase.apiKey(settings);
         this.version = settings.string("anthropic-version", "2023-06-01");
-        this.client = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofMillis(settings.number("connect-timeout-ms", 5000)))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+        this.client = StreamDecoderBase.client(settings);
         this.json = json;
     }
 
@@ -78,27 +74,25 @@ public final class AnthropicModelProvider implements ModelProvider {
     }
 
     /** Reads Anthropic's typed SSE events; exactly one terminal listener event. */
-    private final class EventDecoder implements StreamingExchange.Decoder {
-        private final UpstreamListener listener;
+    private final class EventDecoder extends StreamDecoderBase {
         private final Map<Integer, Integer> toolIndexByBlock = new LinkedHashMap<>();
-        private boolean cancelled;
-        private boolean finished;
         private long inputTokens = -1;
         private long outputTokens = -1;
         private String stopReason;
 
         EventDecoder(UpstreamListener listener) {
-            this.listener = listener;
+            super(name, listener);
         }
 
+        /** 529 is Anthropic's "overloaded": capacity, like 429. */
         @Override
-        public synchronized void cancelled() {
-            cancelled = true;
+        protected boolean capacityStatus(int status) {
+            return status == 429 || status == 529;
         }
 
         @Override
         public synchronized void line(String line) {
-            if (finished || cancelled || !line.startsWith("data:")) {
+            if (!open() || !line.startsWith("data:")) {
                 return; // "event:" lines repeat the type that the data carries
             }
             Map<String, Object> event;
@@ -195,43 +189,9 @@ public final class AnthropicModelProvider implements ModelProvider {
             }
         }
 
-        @Override
-        public synchronized void ended() {
-            if (!finished && !cancelled) {
-                fail(new UpstreamFailure(502, true, false, null, name + " closed the stream before message_stop"));
-            }
-        }
-
-        @Override
-        public synchronized void rejected(int status, String retryAfter, String body) {
-            if (finished || cancelled) {
-                return;
-            }
-            // 529 is Anthropic's "overloaded": capacity, like 429.
-            boolean capacity = status == 429 || status == 529;
-            fail(new UpstreamFailure(status, capacity || status >= 500, capacity,
-                    StreamingExchange.retryAfter(retryAfter),
-                    name + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
-        }
-
-        @Override
-        public synchronized void transportFailed(Throwable error) {
-            if (finished || cancelled) {
-                return;
-            }
-            Throwable cause = error.getCause() != null ? error.getCause() : error;
-            fail(new UpstreamFailure(502, true, false, null, name + " unreachable: " + cause));
-        }
-
         private void finish() {
-            finished = true;
             TokenUsage usage = inputTokens >= 0 && outputTokens >= 0 ? new TokenUsage(inputTokens, outputTokens) : null;
-            listener.onFinish(finishReason(stopReason), usage);
-        }
-
-        private void fail(UpstreamFailure failure) {
-            finished = true;
-            listener.onFailure(failure);
+            finish(finishReason(stopReason), usage);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.openai;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
 import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -14,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,12 +44,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             throw new IllegalArgumentException("provider " + name + " needs base-url");
         }
         this.endpoint = URI.create(base.replaceAll("/+$", "") + "/chat/completions");
-        String keyVariable = settings.string("api-key-env", null);
-        this.apiKey = keyVariable == null ? null : System.getenv(keyVariable);
-        this.client = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofMillis(settings.number("connect-timeout-ms", 5000)))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+        this.apiKey = StreamDecoderBase.apiKey(settings);
+        this.client = StreamDecoderBase.client(settings);
         this.json = json;
     }
 
@@ -126,30 +122,22 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     }
 
     /** Turns the upstream's SSE lines into listener events; exactly one terminal event. */
-    private final class StreamDecoder implements StreamingExchange.Decoder {
-        private final UpstreamListener listener;
-        private boolean cancelled;
-        private boolean finished;
+    private final class StreamDecoder extends StreamDecoderBase {
         private String finishReason;
         private TokenUsage usage;
 
         StreamDecoder(UpstreamListener listener) {
-            this.listener = listener;
-        }
-
-        @Override
-        public synchronized void cancelled() {
-            cancelled = true;
+            super(name, listener);
         }
 
         @Override
         public synchronized void line(String line) {
-            if (finished || cancelled || !line.startsWith("data:")) {
+            if (!open() || !line.startsWith("data:")) {
                 return; // comments, event names, keep-alives
             }
             String data = line.substring(5).strip();
             if (data.equals("[DONE]")) {
-                finish();
+                finish(finishReason == null ? "stop" : finishReason, usage);
                 return;
             }
             Map<String, Object> chunk;
@@ -190,43 +178,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
         @Override
         public synchronized void ended() {
-            if (!finished && !cancelled) {
-                if (finishReason != null) {
-                    finish();
-                } else {
-                    fail(new UpstreamFailure(502, true, false, null, name + " closed the stream before [DONE]"));
-                }
+            // Some servers end the body right after the finishing chunk without [DONE]: that answer is complete.
+            if (open() && finishReason != null) {
+                finish(finishReason, usage);
             }
-        }
-
-        @Override
-        public synchronized void rejected(int status, String retryAfter, String body) {
-            if (finished || cancelled) {
-                return;
-            }
-            boolean retryable = status == 429 || status >= 500;
-            fail(new UpstreamFailure(status, retryable, status == 429, StreamingExchange.retryAfter(retryAfter),
-                    name + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
-        }
-
-        @Override
-        public synchronized void transportFailed(Throwable error) {
-            if (finished || cancelled) {
-                return;
-            }
-            Throwable cause = error.getCause() != null ? error.getCause() : error;
-            fail(new UpstreamFailure(502, true, false, null, name + " unreachable: " + cause));
-        }
-
-        private void finish() {
-            finished = true;
-            listener.onFinish(finishReason == null ? "stop" : finishReason, usage);
-        }
-
-        private void fail(UpstreamFailure failure) {
-            finished = true;
-            listener.onFailure(failure);
+            super.ended();
         }
     }
-
 }
