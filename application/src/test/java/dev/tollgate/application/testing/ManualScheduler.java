@@ -84,14 +84,88 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
     }
 
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-        throw new UnsupportedOperationException("not needed by the code under test");
+    public synchronized ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
+            TimeUnit unit) {
+        return repeat(command, initialDelay, period, unit);
     }
 
+    /** On virtual time a task takes no time, so a fixed delay and a fixed rate are the same schedule. */
     @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
+    public synchronized ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
             TimeUnit unit) {
-        throw new UnsupportedOperationException("not needed by the code under test");
+        return repeat(command, initialDelay, delay, unit);
+    }
+
+    private ScheduledFuture<?> repeat(Runnable command, long initialDelay, long period, TimeUnit unit) {
+        if (period <= 0) {
+            throw new IllegalArgumentException("the period must be positive");
+        }
+        Repeating repeating = new Repeating(command, unit.toNanos(period));
+        repeating.current = enqueue(repeating, initialDelay, unit);
+        return repeating;
+    }
+
+    /** A periodic task: each run schedules the next; cancelling stops the chain. */
+    private final class Repeating implements Callable<Object>, ScheduledFuture<Object> {
+        private final Runnable command;
+        private final long periodNanos;
+        private volatile ScheduledFuture<Object> current;
+        private volatile boolean cancelled;
+
+        Repeating(Runnable command, long periodNanos) {
+            this.command = command;
+            this.periodNanos = periodNanos;
+        }
+
+        @Override
+        public Object call() {
+            if (!cancelled) {
+                command.run();
+                synchronized (ManualScheduler.this) {
+                    if (!cancelled && !shutdown) {
+                        current = enqueue(this, periodNanos, TimeUnit.NANOSECONDS);
+                    }
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            cancelled = true;
+            return current.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public boolean isDone() {
+            return cancelled;
+        }
+
+        @Override
+        public Object get() throws InterruptedException, ExecutionException {
+            return current.get();
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException,
+                java.util.concurrent.TimeoutException {
+            return current.get(timeout, unit);
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return current.getDelay(unit);
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            return current.compareTo(other);
+        }
     }
 
     @Override
