@@ -28,8 +28,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Wiring: the model surface — catalog, providers, tokenizer, billing and the completion use cases. */
@@ -62,11 +62,15 @@ public class CompletionsFactory {
     @Bean(preDestroy = "shutdownNow")
     ScheduledExecutorService upstreamTimers() {
         AtomicInteger n = new AtomicInteger();
-        return Executors.newScheduledThreadPool(2, r -> {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, r -> {
             Thread thread = new Thread(r, "upstream-timer-" + n.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+        // Every request arms timers (first byte, idle, max duration) and cancels them when it ends; without this
+        // the cancelled ones would stay queued until their deadline, minutes later.
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
     }
 
     /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */

@@ -63,17 +63,8 @@ public class JdbcBillingLedger implements BillingLedger {
                 return HoldOutcome.KEY_LIMIT_REACHED;
             }
         }
-        int reserved = jdbc.prepareStatement("UPDATE account SET balance_micros = balance_micros - ?, "
-                + "reserved_micros = reserved_micros + ? WHERE id = ? AND balance_micros >= ?", statement -> {
-                    statement.setLong(1, hold.amount().micros());
-                    statement.setLong(2, hold.amount().micros());
-                    statement.setObject(3, hold.accountId().value());
-                    statement.setLong(4, hold.amount().micros());
-                    return statement.executeUpdate();
-                });
-        if (reserved != 1) {
-            return HoldOutcome.INSUFFICIENT_BALANCE;
-        }
+        // The hold row first, the account row last: the account's row lock (which every request of the account
+        // queues on) is then held only for one UPDATE and the commit.
         jdbc.prepareStatement("INSERT INTO request_hold (request_id, account_id, api_key_id, amount_micros, "
                 + "admitted_at, lease_until) VALUES (?, ?, ?, ?, ?, ?)", statement -> {
                     statement.setString(1, hold.requestId());
@@ -84,6 +75,21 @@ public class JdbcBillingLedger implements BillingLedger {
                     statement.setObject(6, utc(hold.leaseUntil()));
                     return statement.executeUpdate();
                 });
+        int reserved = jdbc.prepareStatement("UPDATE account SET balance_micros = balance_micros - ?, "
+                + "reserved_micros = reserved_micros + ? WHERE id = ? AND balance_micros >= ?", statement -> {
+                    statement.setLong(1, hold.amount().micros());
+                    statement.setLong(2, hold.amount().micros());
+                    statement.setObject(3, hold.accountId().value());
+                    statement.setLong(4, hold.amount().micros());
+                    return statement.executeUpdate();
+                });
+        if (reserved != 1) {
+            jdbc.prepareStatement("DELETE FROM request_hold WHERE request_id = ?", statement -> {
+                statement.setString(1, hold.requestId());
+                return statement.executeUpdate();
+            });
+            return HoldOutcome.INSUFFICIENT_BALANCE;
+        }
         return HoldOutcome.PLACED;
     }
 
@@ -155,13 +161,6 @@ public class JdbcBillingLedger implements BillingLedger {
         if (keyLimit(new ApiKeyId(hold.apiKeyId()), false) != null) {
             keyLimit(new ApiKeyId(hold.apiKeyId()), true);
         }
-        jdbc.prepareStatement("UPDATE account SET reserved_micros = reserved_micros - ?, "
-                + "balance_micros = balance_micros + ? WHERE id = ?", statement -> {
-                    statement.setLong(1, hold.amountMicros());
-                    statement.setLong(2, hold.amountMicros() - charge);
-                    statement.setObject(3, hold.accountId());
-                    return statement.executeUpdate();
-                });
         if (charge > 0) {
             // §4.1 windows: a request counts in the window it was admitted in.
             spend.record(new ApiKeyId(hold.apiKeyId()), Usd.ofMicros(charge), hold.admittedAt());
@@ -171,6 +170,14 @@ public class JdbcBillingLedger implements BillingLedger {
                 + "finished_at, latency_ms, ttft_ms, streamed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT (request_id) DO NOTHING", statement -> {
                     bindLedger(statement, settlement, hold, charge);
+                    return statement.executeUpdate();
+                });
+        // The account row last: its lock is held only for this UPDATE and the commit.
+        jdbc.prepareStatement("UPDATE account SET reserved_micros = reserved_micros - ?, "
+                + "balance_micros = balance_micros + ? WHERE id = ?", statement -> {
+                    statement.setLong(1, hold.amountMicros());
+                    statement.setLong(2, hold.amountMicros() - charge);
+                    statement.setObject(3, hold.accountId());
                     return statement.executeUpdate();
                 });
         return true;
