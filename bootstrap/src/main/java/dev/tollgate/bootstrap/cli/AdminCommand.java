@@ -51,7 +51,25 @@ public final class AdminCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "Missing command: account, management-key or api-key");
+        throw CommandGroup.missingCommand(spec);
+    }
+
+    /** A command that only groups sub-commands: called alone, it prints usage naming them (exit code 2). */
+    abstract static class CommandGroup implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @ParentCommand
+        AdminCommand admin;
+
+        @Override
+        public Integer call() {
+            throw missingCommand(spec);
+        }
+
+        static ParameterException missingCommand(CommandSpec spec) {
+            return new ParameterException(spec.commandLine(),
+                    "Missing command: " + String.join(", ", spec.subcommands().keySet()));
+        }
     }
 
     /** Runs a use case and turns refusals into a one-line error and exit code 1. */
@@ -117,16 +135,7 @@ public final class AdminCommand implements Callable<Integer> {
     /** {@code admin account …}. */
     @Command(name = "account", mixinStandardHelpOptions = true, description = "Manage accounts.",
             subcommands = {AccountCommands.Create.class, AccountCommands.Verify.class, AccountCommands.Credit.class})
-    static final class AccountCommands implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @ParentCommand
-        AdminCommand admin;
-
-        @Override
-        public Integer call() {
-            throw new ParameterException(spec.commandLine(), "Missing command: create, verify or credit");
-        }
+    static final class AccountCommands extends CommandGroup {
 
         /** Prints the new account's id. */
         @Command(name = "create", mixinStandardHelpOptions = true, description = "Open an account; prints its id.")
@@ -196,16 +205,7 @@ public final class AdminCommand implements Callable<Integer> {
     /** {@code admin management-key …}. */
     @Command(name = "management-key", mixinStandardHelpOptions = true, description = "Manage management keys.",
             subcommands = {ManagementKeyCommands.Create.class, ManagementKeyCommands.Disable.class})
-    static final class ManagementKeyCommands implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @ParentCommand
-        AdminCommand admin;
-
-        @Override
-        public Integer call() {
-            throw new ParameterException(spec.commandLine(), "Missing command: create or disable");
-        }
+    static final class ManagementKeyCommands extends CommandGroup {
 
         /** Prints the raw gpm- key: the only time it is shown. */
         @Command(name = "create", mixinStandardHelpOptions = true,
@@ -263,16 +263,7 @@ public final class AdminCommand implements Callable<Integer> {
     /** {@code admin api-key …}. */
     @Command(name = "api-key", mixinStandardHelpOptions = true, description = "Manage regular API keys.",
             subcommands = {ApiKeyCommands.Create.class})
-    static final class ApiKeyCommands implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-        @ParentCommand
-        AdminCommand admin;
-
-        @Override
-        public Integer call() {
-            throw new ParameterException(spec.commandLine(), "Missing command: create");
-        }
+    static final class ApiKeyCommands extends CommandGroup {
 
         /** Prints the raw gp- key: the only time it is shown. */
         @Command(name = "create", mixinStandardHelpOptions = true,

@@ -48,8 +48,9 @@ public class CompletionsFactory {
     }
 
     @Singleton
-    ModelCatalog modelCatalog(@Named("catalog-path") Path path) {
-        return new FileModelCatalog(fileOrShipped(path));
+    ModelCatalog modelCatalog(@Named("catalog-path") Path path,
+            @Value("${tollgate.catalog-check-interval:1s}") Duration checkInterval) {
+        return new FileModelCatalog(fileOrShipped(path), checkInterval);
     }
 
     @Singleton

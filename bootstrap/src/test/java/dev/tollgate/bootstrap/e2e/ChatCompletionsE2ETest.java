@@ -721,6 +721,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     private ApplicationContext startGateway(Path catalog) {
         Map<String, Object> properties = new HashMap<>(getProperties());
         properties.put("tollgate.catalog", catalog.toString());
+        properties.put("tollgate.catalog-check-interval", "0s"); // see each edit of the file at once
         return ApplicationContext.run(EmbeddedServer.class, properties).getApplicationContext();
     }
 
@@ -780,6 +781,45 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                     body(PRICED, "\"max_tokens\":5"));
             assertModelError(completion, 503, "service_unavailable");
             assertNothingBilled(completion, customer.email(), OPENING_MICROS);
+        } finally {
+            Files.deleteIfExists(catalog);
+        }
+    }
+
+    @Test
+    void everyProviderAtCapacityIs429TransferAgentCapacityReachedWithRetryAfterAndNoCharge() throws IOException {
+        // §7.2 and sdk-contract.md: temporary capacity pressure, with an accurate small Retry-After; the request
+        // produced nothing, so nothing is charged. Two providers, both always answering 429: fallback tried both.
+        String capacity = """
+                providers:
+                  busy-a: {type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}
+                  busy-b: {type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}
+                models:
+                  - id: test/busy
+                    context-length: 4096
+                    max-output-tokens: 64
+                    routes:
+                      - {provider: busy-a, model: a, input-usd-per-million: "1", output-usd-per-million: "1"}
+                      - {provider: busy-b, model: b, input-usd-per-million: "1", output-usd-per-million: "1"}
+                """;
+        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
+        write(catalog, capacity, Instant.now().minusSeconds(60));
+        Customer customer = customer();
+        try (ApplicationContext gateway = startGateway(catalog)) {
+            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+            for (String extra : List.of("\"max_tokens\":5", "\"max_tokens\":5,\"stream\":true")) {
+                Reply reply = sendTo(base, "POST", "/v1/chat/completions", customer.key(), body("test/busy", extra));
+                assertModelError(reply, 429, "transfer_agent_capacity_reached");
+                String retryAfter = reply.header("Retry-After");
+                assertNotNull(retryAfter, "Retry-After on " + extra);
+                int seconds = Integer.parseInt(retryAfter);
+                assertTrue(seconds >= 1 && seconds <= 8, "a small, positive Retry-After: " + retryAfter);
+                // The hold was placed, then released in full: one terminal ledger row at no cost.
+                String requestId = reply.header("x-request-id");
+                assertEquals(0, awaitSettled(requestId).costMicros());
+                assertEquals(0, openHolds(requestId));
+                assertEquals(OPENING_MICROS, balanceMicros(customer.email()));
+            }
         } finally {
             Files.deleteIfExists(catalog);
         }

@@ -20,12 +20,18 @@ public final class FileModelCatalog implements ModelCatalog {
     public static final String SHIPPED = "/catalog/default-catalog.yml";
 
     private final Path file;
+    private final long checkIntervalNanos;
     private FileTime loadedVersion;
     private List<CatalogModel> models;
+    private long checkedAtNanos;
 
-    /** @param file the catalog file, or {@code null} for the shipped catalog */
-    public FileModelCatalog(Path file) {
+    /**
+     * @param file          the catalog file, or {@code null} for the shipped catalog
+     * @param checkInterval how often a request may look at the file's modification time (not on every request)
+     */
+    public FileModelCatalog(Path file, java.time.Duration checkInterval) {
         this.file = file;
+        this.checkIntervalNanos = checkInterval.toNanos();
     }
 
     /** Reads the catalog definition once (for the providers, which are built at start-up). */
@@ -55,6 +61,11 @@ public final class FileModelCatalog implements ModelCatalog {
 
     @Override
     public synchronized List<CatalogModel> models() {
+        long now = System.nanoTime();
+        if (models != null && (file == null || now - checkedAtNanos < checkIntervalNanos)) {
+            return models;
+        }
+        checkedAtNanos = now;
         FileTime version = null;
         if (file != null) {
             try {
