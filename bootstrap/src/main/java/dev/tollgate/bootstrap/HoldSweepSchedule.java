@@ -17,7 +17,7 @@ final class HoldSweepSchedule {
         this.sweeper = sweeper;
     }
 
-    @Scheduled(fixedDelay = "${tollgate.completions.sweep-interval:30s}", initialDelay = "10s")
+    @Scheduled(fixedDelay = "${tollgate.completions.sweep-interval:5s}", initialDelay = "5s")
     void sweep() {
         try {
             int released = sweeper.releaseExpired();

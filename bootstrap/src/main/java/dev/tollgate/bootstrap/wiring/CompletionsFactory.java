@@ -5,11 +5,11 @@ import dev.tollgate.adapter.out.upstream.catalog.FileModelCatalog;
 import dev.tollgate.adapter.out.upstream.common.ConfiguredModelProviders;
 import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
-import dev.tollgate.application.port.out.ApiKeyRepository;
 import dev.tollgate.application.port.out.BillingLedger;
 import dev.tollgate.application.port.out.ModelCatalog;
 import dev.tollgate.application.port.out.ModelProviders;
 import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.application.service.common.RecentApiKeys;
 import dev.tollgate.application.service.completions.AuthenticateApiKeyService;
 import dev.tollgate.application.service.completions.ChatCompletionService;
 import dev.tollgate.application.service.completions.CompletionSettings;
@@ -98,7 +98,7 @@ public class CompletionsFactory {
     }
 
     @Singleton
-    AuthenticateApiKeyService authenticateApiKey(ApiKeyRepository apiKeys, KeyHasher hasher, Clock clock) {
+    AuthenticateApiKeyService authenticateApiKey(RecentApiKeys apiKeys, KeyHasher hasher, Clock clock) {
         return new AuthenticateApiKeyService(apiKeys, hasher, clock);
     }
 

@@ -6,12 +6,15 @@ import dev.tollgate.application.port.out.KeySpendRepository;
 import dev.tollgate.application.port.out.ManagementKeyRepository;
 import dev.tollgate.application.port.out.TransactionRunner;
 import dev.tollgate.application.service.auth.AuthenticateManagementKeyService;
+import dev.tollgate.application.service.common.RecentApiKeys;
 import dev.tollgate.application.service.common.SecretIssuer;
 import dev.tollgate.application.service.keys.ApiKeyManagementService;
 import dev.tollgate.domain.shared.KeyHasher;
 import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Duration;
 
 /** Wiring: the control-plane use cases (authentication and the five key operations of §4.1). */
 @Factory
@@ -25,7 +28,18 @@ public class KeysFactory {
 
     @Singleton
     ApiKeyManagementService apiKeyManagement(ApiKeyRepository apiKeys, KeySpendRepository spend,
-            TransactionRunner transactions, SecretIssuer secrets, Clock clock) {
-        return new ApiKeyManagementService(apiKeys, spend, transactions, secrets, clock);
+            TransactionRunner transactions, SecretIssuer secrets, RecentApiKeys recent, Clock clock) {
+        return new ApiKeyManagementService(apiKeys, spend, transactions, secrets, recent, clock);
+    }
+
+    /**
+     * Keys authenticated in the last {@code tollgate.auth.key-cache-ttl} (default 2 s): a key disabled or deleted on
+     * another instance is refused everywhere within that time (0 turns the cache off).
+     */
+    @Singleton
+    RecentApiKeys recentApiKeys(ApiKeyRepository apiKeys, Clock clock,
+            @Value("${tollgate.auth.key-cache-ttl:2s}") Duration ttl,
+            @Value("${tollgate.auth.key-cache-size:100000}") int size) {
+        return new RecentApiKeys(apiKeys, clock, ttl, size);
     }
 }

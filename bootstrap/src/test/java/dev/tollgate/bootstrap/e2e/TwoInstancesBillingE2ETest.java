@@ -120,8 +120,9 @@ class TwoInstancesBillingE2ETest {
         }
         assertEquals(500, ok + refused);
         assertTrue(ok <= 100, ok + " requests were served on a $5 balance at $0.05 each");
-        // Charges equal holds here, so nothing is ever returned: exactly the 100 that fit are served.
-        assertEquals(100, ok, "the balance was not used up exactly");
+        // Each instance draws on its own slice of the balance; an instance refuses only when the balance and its
+        // slice cannot cover a request, so the other instance's unused slice is then less than one request.
+        assertTrue(ok >= 99, "only " + ok + " of the 100 affordable requests were served");
 
         Map<String, Object> db = TestDatabase.properties();
         long deadline = System.currentTimeMillis() + 10_000;
@@ -149,7 +150,8 @@ class TwoInstancesBillingE2ETest {
                 served = l.getLong(2);
             }
             assertTrue(balance >= 0, "the balance went negative: " + balance);
-            if (openHolds == 0) {
+            assertEquals(5_000_000, balance + reserved + charged, "money at rest + charges = the credit, always");
+            if (openHolds == 0 && reserved == 0) { // settled, and the idle slices given back
                 break;
             }
             Thread.sleep(100);

@@ -13,6 +13,7 @@ import dev.tollgate.application.port.in.keys.UpdateApiKeyUseCase;
 import dev.tollgate.application.port.out.ApiKeyRepository;
 import dev.tollgate.application.port.out.KeySpendRepository;
 import dev.tollgate.application.port.out.TransactionRunner;
+import dev.tollgate.application.service.common.RecentApiKeys;
 import dev.tollgate.application.service.common.SecretIssuer;
 import dev.tollgate.domain.apikey.ApiKey;
 import dev.tollgate.domain.apikey.ApiKeyChanges;
@@ -34,11 +35,13 @@ public final class ApiKeyManagementService implements ListApiKeysUseCase, GetApi
     private final OwnedApiKeys owned;
     private final TransactionRunner transactions;
     private final SecretIssuer secrets;
+    private final RecentApiKeys recent;
     private final Clock clock;
 
     public ApiKeyManagementService(ApiKeyRepository apiKeys, KeySpendRepository spend, TransactionRunner transactions,
-            SecretIssuer secrets, Clock clock) {
+            SecretIssuer secrets, RecentApiKeys recent, Clock clock) {
         this.apiKeys = apiKeys;
+        this.recent = recent;
         this.owned = new OwnedApiKeys(apiKeys, spend);
         this.transactions = transactions;
         this.secrets = secrets;
@@ -71,13 +74,15 @@ public final class ApiKeyManagementService implements ListApiKeysUseCase, GetApi
     @Override
     public ApiKeyDetails update(ManagementPrincipal principal, KeyHash hash, ApiKeyChanges changes) {
         principal.requireWriteAccess();
-        return transactions.inTransaction(() -> {
+        ApiKeyDetails updated = transactions.inTransaction(() -> {
             Instant now = clock.instant();
             ApiKey key = owned.lock(principal, hash);
             key.update(changes, now);
             apiKeys.update(key);
             return owned.details(key, now);
         });
+        recent.forget(hash);
+        return updated;
     }
 
     @Override
@@ -89,5 +94,6 @@ public final class ApiKeyManagementService implements ListApiKeysUseCase, GetApi
             apiKeys.update(key);
             return null;
         });
+        recent.forget(hash);
     }
 }

@@ -14,6 +14,7 @@ import dev.tollgate.application.port.in.keys.CreateApiKeyCommand;
 import dev.tollgate.application.port.in.keys.CreatedApiKey;
 import dev.tollgate.application.port.in.keys.ListApiKeysQuery;
 import dev.tollgate.application.port.out.ApiKeyRepository;
+import dev.tollgate.application.service.common.RecentApiKeys;
 import dev.tollgate.application.service.common.SecretIssuer;
 import dev.tollgate.application.testing.PersistenceStores;
 import dev.tollgate.application.testing.SecretScan;
@@ -103,7 +104,8 @@ class ApiKeyManagementServiceTest {
         stores = PersistenceStores.inMemory();
         apiKeys = new RecordingApiKeyRepository(stores.apiKeys());
         service = new ApiKeyManagementService(apiKeys, stores.spend(), stores.transactions(),
-                new SecretIssuer(new SplittableRandom(4242), hasher), clock);
+                new SecretIssuer(new SplittableRandom(4242), hasher),
+                new RecentApiKeys(apiKeys, clock, Duration.ofSeconds(2), 100), clock);
         Account account = stores.newAccount(START);
         owner = new ManagementPrincipal(account.id(), ManagementAccess.READ_WRITE);
         ownerReadOnly = new ManagementPrincipal(account.id(), ManagementAccess.READ_ONLY);

@@ -57,7 +57,8 @@ public class JdbcAccountRepository implements AccountRepository {
         // One statement: the increment is atomic however many credits and charges run at once.
         return jdbc.prepareStatement(
                 "UPDATE account SET balance_micros = balance_micros + ?, updated_at = ? WHERE id = ? "
-                        + "RETURNING balance_micros",
+                        + "RETURNING balance_micros + reserved_micros - (SELECT coalesce(sum(h.amount_micros), 0) "
+                        + "FROM request_hold h WHERE h.account_id = account.id)",
                 statement -> {
                     statement.setLong(1, amount.micros());
                     statement.setObject(2, now.atOffset(ZoneOffset.UTC));

@@ -1,43 +1,97 @@
 package dev.tollgate.adapter.out.persistence.billing;
 
+import dev.tollgate.adapter.out.persistence.common.GroupCommit;
 import dev.tollgate.application.port.out.BillingLedger;
-import dev.tollgate.application.port.out.KeySpendRepository;
-import dev.tollgate.domain.apikey.ApiKeyId;
 import dev.tollgate.domain.apikey.LimitReset;
 import dev.tollgate.domain.apikey.SpendLimit;
 import dev.tollgate.domain.billing.SpendLimitPolicy;
+import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
 import dev.tollgate.domain.spend.SpendWindows;
-import io.micronaut.data.jdbc.runtime.JdbcOperations;
-import io.micronaut.transaction.annotation.Transactional;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.transaction.TransactionOperations;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.math.BigDecimal;
+import java.sql.Array;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Persistence adapter: {@link BillingLedger} on PostgreSQL. A hold is one transaction that locks the key's row
- * (serialising the key's holds), checks settled spend plus open holds in the key's window against its limit,
- * and moves the amount from {@code balance_micros} to {@code reserved_micros} with a conditional UPDATE — so
- * neither the key's cap nor the balance can be overrun, whatever runs concurrently on however many instances.
- * Settling deletes the hold (only the first settle finds it), charges, refunds the rest and writes the ledger.
+ * Persistence adapter: {@link BillingLedger} on PostgreSQL, built so that the busiest rows (an account's balance, a
+ * key's spend) are not written once per request (docs/decisions.md, "Balance slices").
+ * <ul>
+ * <li>The balance: a hold is taken from this instance's slice of the account's balance ({@link BalanceSlices}) —
+ * money already moved out of {@code balance_micros} — so no two instances can spend the same dollar.</li>
+ * <li>The hold row: every hold is committed to {@code request_hold} before the call returns (so before anything
+ * goes upstream), in batches ({@link GroupCommit}). For a key with a limit, the batch locks the key's row and checks
+ * settled spend plus open holds in the limit's window ({@link SpendLimitPolicy}), so the cap holds across
+ * instances.</li>
+ * <li>Settlements are batched the same way: one transaction deletes the holds (only the first settlement of a
+ * request finds its hold), writes the ledger rows, adds the charges to the keys' spend rows and takes them from the
+ * slices — one update per hot row per batch.</li>
+ * <li>This instance registers in {@code gateway_instance} and renews its lease while it runs; holds and slices of an
+ * instance whose lease ran out (killed, crashed) are released by any other instance's sweep.</li>
+ * </ul>
  */
 @Singleton
 public class JdbcBillingLedger implements BillingLedger {
 
-    private final JdbcOperations jdbc;
-    private final KeySpendRepository spend;
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcBillingLedger.class);
+    private static final long WAIT_SECONDS = 30;
+    private static final int MAX_BATCH = 256;
+    private static final int ATTEMPTS = 3;
 
-    JdbcBillingLedger(JdbcOperations jdbc, KeySpendRepository spend) {
-        this.jdbc = jdbc;
-        this.spend = spend;
+    private record Settled(OpenHold hold, long charge) {
+    }
+
+    private record OpenHold(String requestId, UUID accountId, UUID apiKeyId, long amountMicros, Instant admittedAt,
+            String instanceId) {
+    }
+
+    private final TransactionOperations<Connection> transactions;
+    private final Clock clock;
+    private final String instanceId = UUID.randomUUID().toString();
+    private final Duration instanceLease;
+    private final long idleReturnNanos;
+    private final BalanceSlices slices;
+    private final GroupCommit<HoldRequest, HoldOutcome> holds;
+    private final GroupCommit<Settlement, Boolean> settlements;
+    private final Object registration = new Object();
+    private ScheduledExecutorService upkeep;
+
+    JdbcBillingLedger(TransactionOperations<Connection> transactions, Clock clock,
+            @Value("${tollgate.billing.slice-usd:1}") BigDecimal sliceUsd,
+            @Value("${tollgate.billing.slice-idle-return:1s}") Duration idleReturn,
+            @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease) {
+        this.transactions = transactions;
+        this.clock = clock;
+        this.instanceLease = instanceLease;
+        this.idleReturnNanos = idleReturn.toNanos();
+        this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros());
+        this.holds = new GroupCommit<>("billing-holds", MAX_BATCH, batch -> retried(() -> writeHolds(batch)));
+        this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH,
+                batch -> retried(() -> writeSettlements(batch)));
     }
 
     private static OffsetDateTime utc(Instant instant) {
@@ -45,198 +99,528 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     @Override
-    @Transactional
     public HoldOutcome placeHold(HoldRequest hold) {
-        asynchronousCommit();
-        // Only a key with a limit needs its row locked: the lock serialises that key's limit checks.
-        SpendLimit limit = keyLimit(hold.apiKeyId(), false);
-        if (limit != null) {
-            limit = keyLimit(hold.apiKeyId(), true);
-        }
-        if (limit != null) {
-            Usd spent = spend.usageAt(List.of(hold.apiKeyId()), hold.admittedAt())
-                    .get(hold.apiKeyId()).countedAgainst(limit);
-            Instant windowStart = limit.resetPeriod().map(p -> SpendWindows.windowStart(p, hold.admittedAt()))
-                    .orElse(Instant.EPOCH);
-            Usd held = openHolds(hold.apiKeyId(), windowStart);
-            if (!SpendLimitPolicy.allows(limit, spent, held, hold.amount())) {
-                return HoldOutcome.KEY_LIMIT_REACHED;
-            }
-        }
-        // The hold row first, the account row last: the account's row lock (which every request of the account
-        // queues on) is then held only for one UPDATE and the commit.
-        jdbc.prepareStatement("INSERT INTO request_hold (request_id, account_id, api_key_id, amount_micros, "
-                + "admitted_at, lease_until) VALUES (?, ?, ?, ?, ?, ?)", statement -> {
-                    statement.setString(1, hold.requestId());
-                    statement.setObject(2, hold.accountId().value());
-                    statement.setObject(3, hold.apiKeyId().value());
-                    statement.setLong(4, hold.amount().micros());
-                    statement.setObject(5, utc(hold.admittedAt()));
-                    statement.setObject(6, utc(hold.leaseUntil()));
-                    return statement.executeUpdate();
-                });
-        int reserved = jdbc.prepareStatement("UPDATE account SET balance_micros = balance_micros - ?, "
-                + "reserved_micros = reserved_micros + ? WHERE id = ? AND balance_micros >= ?", statement -> {
-                    statement.setLong(1, hold.amount().micros());
-                    statement.setLong(2, hold.amount().micros());
-                    statement.setObject(3, hold.accountId().value());
-                    statement.setLong(4, hold.amount().micros());
-                    return statement.executeUpdate();
-                });
-        if (reserved != 1) {
-            jdbc.prepareStatement("DELETE FROM request_hold WHERE request_id = ?", statement -> {
-                statement.setString(1, hold.requestId());
-                return statement.executeUpdate();
-            });
+        registered();
+        long amount = hold.amount().micros();
+        if (amount > 0 && !slices.take(hold.accountId(), amount)) {
             return HoldOutcome.INSUFFICIENT_BALANCE;
         }
-        return HoldOutcome.PLACED;
+        HoldOutcome outcome;
+        try {
+            outcome = holds.submit(hold, WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (RuntimeException e) {
+            slices.giveBack(hold.accountId().value(), amount);
+            throw e;
+        }
+        if (outcome != HoldOutcome.PLACED) {
+            slices.giveBack(hold.accountId().value(), amount);
+        }
+        return outcome;
+    }
+
+    @Override
+    public boolean settle(Settlement settlement) {
+        return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    // ---- holds ----
+
+    private record Window(UUID key, Instant start) {
+    }
+
+    private List<HoldOutcome> writeHolds(List<HoldRequest> batch) {
+        return transactions.executeWrite(status -> {
+            Connection connection = status.getConnection();
+            asynchronousCommit(connection);
+            Map<UUID, SpendLimit> limits = lockLimitedKeys(connection,
+                    batch.stream().map(h -> h.apiKeyId().value()).distinct().toList());
+            // What each limited key has spent and holds in the windows this batch's holds fall in.
+            Map<Window, Long> used = new HashMap<>();
+            for (HoldRequest hold : batch) {
+                SpendLimit limit = limits.get(hold.apiKeyId().value());
+                if (limit != null) {
+                    Window window = window(hold.apiKeyId().value(), limit, hold.admittedAt());
+                    if (!used.containsKey(window)) {
+                        used.put(window, spent(connection, window, limit) + held(connection, window));
+                    }
+                }
+            }
+            List<HoldOutcome> outcomes = new ArrayList<>(batch.size());
+            List<HoldRequest> placed = new ArrayList<>(batch.size());
+            for (HoldRequest hold : batch) {
+                UUID key = hold.apiKeyId().value();
+                SpendLimit limit = limits.get(key);
+                if (limit != null) {
+                    Window window = window(key, limit, hold.admittedAt());
+                    if (!SpendLimitPolicy.allows(limit, Usd.ZERO, Usd.ofMicros(used.get(window)), hold.amount())) {
+                        outcomes.add(HoldOutcome.KEY_LIMIT_REACHED);
+                        continue;
+                    }
+                    // A hold counts in every tracked window of its key that started at or before its admission.
+                    for (Map.Entry<Window, Long> entry : used.entrySet()) {
+                        if (entry.getKey().key().equals(key) && !entry.getKey().start().isAfter(hold.admittedAt())) {
+                            entry.setValue(entry.getValue() + hold.amount().micros());
+                        }
+                    }
+                }
+                outcomes.add(HoldOutcome.PLACED);
+                placed.add(hold);
+            }
+            insertHolds(connection, placed);
+            return outcomes;
+        });
+    }
+
+    private static Window window(UUID key, SpendLimit limit, Instant at) {
+        return new Window(key, limit.resetPeriod().map(p -> SpendWindows.windowStart(p, at)).orElse(Instant.EPOCH));
+    }
+
+    /** Locks the rows of the keys (among {@code keys}) that have a limit, in id order; returns their limits. */
+    private static Map<UUID, SpendLimit> lockLimitedKeys(Connection connection, List<UUID> keys) throws SQLException {
+        Map<UUID, SpendLimit> limits = new HashMap<>();
+        try (PreparedStatement lock = connection.prepareStatement("SELECT id, limit_micros, limit_reset FROM api_key "
+                + "WHERE id = ANY (?) AND limit_micros IS NOT NULL ORDER BY id FOR NO KEY UPDATE")) {
+            lock.setArray(1, uuids(connection, keys));
+            try (ResultSet rs = lock.executeQuery()) {
+                while (rs.next()) {
+                    String reset = rs.getString(3);
+                    limits.put(rs.getObject(1, UUID.class), new SpendLimit(Usd.ofMicros(rs.getLong(2)),
+                            reset == null ? null : LimitReset.fromWireName(reset).orElseThrow()));
+                }
+            }
+        }
+        return limits;
+    }
+
+    private static long spent(Connection connection, Window window, SpendLimit limit) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT coalesce(sum(spent_micros), 0) "
+                + "FROM api_key_spend WHERE api_key_id = ? AND period = ? AND period_start = ?")) {
+            query.setObject(1, window.key());
+            query.setString(2, limit.resetPeriod().map(LimitReset::wireName).orElse("lifetime"));
+            query.setObject(3, utc(window.start()));
+            try (ResultSet rs = query.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static long held(Connection connection, Window window) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT coalesce(sum(amount_micros), 0) "
+                + "FROM request_hold WHERE api_key_id = ? AND admitted_at >= ?")) {
+            query.setObject(1, window.key());
+            query.setObject(2, utc(window.start()));
+            try (ResultSet rs = query.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private void insertHolds(Connection connection, List<HoldRequest> placed) throws SQLException {
+        if (placed.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_hold (request_id, "
+                + "account_id, api_key_id, amount_micros, admitted_at, lease_until, instance_id) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            for (HoldRequest hold : placed) {
+                insert.setString(1, hold.requestId());
+                insert.setObject(2, hold.accountId().value());
+                insert.setObject(3, hold.apiKeyId().value());
+                insert.setLong(4, hold.amount().micros());
+                insert.setObject(5, utc(hold.admittedAt()));
+                insert.setObject(6, utc(hold.leaseUntil()));
+                insert.setString(7, instanceId);
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    // ---- settlements ----
+
+    private List<Boolean> writeSettlements(List<Settlement> batch) {
+        List<Settled> done = new ArrayList<>();
+        List<Boolean> results = transactions.executeWrite(status -> {
+            Connection connection = status.getConnection();
+            asynchronousCommit(connection);
+            done.clear();
+            Map<String, OpenHold> found = deleteHolds(connection,
+                    batch.stream().map(Settlement::requestId).distinct().toList());
+            lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
+            List<Boolean> outcome = new ArrayList<>(batch.size());
+            List<Settlement> written = new ArrayList<>();
+            for (Settlement settlement : batch) {
+                OpenHold hold = found.remove(settlement.requestId()); // a repeat in the same batch finds nothing
+                outcome.add(hold != null);
+                if (hold != null) {
+                    long charge = Math.min(Math.max(settlement.cost().micros(), 0), hold.amountMicros());
+                    done.add(new Settled(hold, charge));
+                    written.add(settlement);
+                }
+            }
+            addSpend(connection, done);
+            insertLedger(connection, written, done);
+            moveMoney(connection, done);
+            return outcome;
+        });
+        for (Settled settled : done) {
+            if (instanceId.equals(settled.hold().instanceId())) {
+                slices.giveBack(settled.hold().accountId(), settled.hold().amountMicros() - settled.charge());
+            }
+        }
+        return results;
+    }
+
+    private static Map<String, OpenHold> deleteHolds(Connection connection, List<String> requestIds)
+            throws SQLException {
+        Map<String, OpenHold> found = new HashMap<>();
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM request_hold WHERE request_id = "
+                + "ANY (?) RETURNING request_id, account_id, api_key_id, amount_micros, admitted_at, instance_id")) {
+            delete.setArray(1, connection.createArrayOf("text", requestIds.toArray()));
+            try (ResultSet rs = delete.executeQuery()) {
+                while (rs.next()) {
+                    found.put(rs.getString(1), new OpenHold(rs.getString(1), rs.getObject(2, UUID.class),
+                            rs.getObject(3, UUID.class), rs.getLong(4),
+                            rs.getObject(5, OffsetDateTime.class).toInstant(), rs.getString(6)));
+                }
+            }
+        }
+        return found;
+    }
+
+    private record SpendRow(UUID key, String period, Instant start) {
+    }
+
+    /** §4.1 windows: a charge counts in the windows of the request's admission, lifetime included. */
+    private static void addSpend(Connection connection, List<Settled> done) throws SQLException {
+        Map<SpendRow, Long> sums = new TreeMap<>((a, b) -> {
+            int c = a.key().compareTo(b.key());
+            c = c != 0 ? c : a.period().compareTo(b.period());
+            return c != 0 ? c : a.start().compareTo(b.start());
+        });
+        for (Settled settled : done) {
+            if (settled.charge() == 0) {
+                continue;
+            }
+            UUID key = settled.hold().apiKeyId();
+            Instant at = settled.hold().admittedAt();
+            sums.merge(new SpendRow(key, "lifetime", Instant.EPOCH), settled.charge(), Long::sum);
+            for (LimitReset period : LimitReset.values()) {
+                sums.merge(new SpendRow(key, period.wireName(), SpendWindows.windowStart(period, at)),
+                        settled.charge(), Long::sum);
+            }
+        }
+        if (sums.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO api_key_spend (api_key_id, period, "
+                + "period_start, spent_micros) VALUES (?, ?, ?, ?) ON CONFLICT (api_key_id, period, period_start) "
+                + "DO UPDATE SET spent_micros = api_key_spend.spent_micros + EXCLUDED.spent_micros")) {
+            for (Map.Entry<SpendRow, Long> sum : sums.entrySet()) {
+                upsert.setObject(1, sum.getKey().key());
+                upsert.setString(2, sum.getKey().period());
+                upsert.setObject(3, utc(sum.getKey().start()));
+                upsert.setLong(4, sum.getValue());
+                upsert.addBatch();
+            }
+            upsert.executeBatch();
+        }
+    }
+
+    private static void insertLedger(Connection connection, List<Settlement> written, List<Settled> done)
+            throws SQLException {
+        if (written.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_ledger (request_id, "
+                + "account_id, api_key_id, key_hash, model, provider, prompt_tokens, completion_tokens, held_micros, "
+                + "cost_micros, status, admitted_at, finished_at, latency_ms, ttft_ms, streamed) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING")) {
+            for (int i = 0; i < written.size(); i++) {
+                Settlement s = written.get(i);
+                OpenHold hold = done.get(i).hold();
+                insert.setString(1, s.requestId());
+                insert.setObject(2, hold.accountId());
+                insert.setObject(3, hold.apiKeyId());
+                insert.setString(4, s.keyHash().hex());
+                insert.setString(5, s.model());
+                insert.setString(6, s.provider());
+                insert.setLong(7, s.usage().promptTokens());
+                insert.setLong(8, s.usage().completionTokens());
+                insert.setLong(9, hold.amountMicros());
+                insert.setLong(10, done.get(i).charge());
+                insert.setString(11, s.status());
+                insert.setObject(12, utc(hold.admittedAt()));
+                insert.setObject(13, utc(s.finishedAt()));
+                insert.setObject(14, s.latencyMillis());
+                insert.setObject(15, s.timeToFirstTokenMillis());
+                insert.setBoolean(16, s.streamed());
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    private record SliceKey(UUID account, String instance) {
     }
 
     /**
-     * Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
-     * constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
-     * (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
+     * The charges leave the money at rest: a hold covered by a slice is paid from the slice (the slice and the
+     * account's reserved amount shrink by the charge; the rest of the hold is back in the slice's unused part); a
+     * hold from before slices is paid from reserved and its rest returns to the balance. Accounts first, in id
+     * order, then slices — the order every transaction that touches both follows.
      */
-    private void asynchronousCommit() {
-        jdbc.prepareStatement("SET LOCAL synchronous_commit TO OFF", statement -> statement.execute());
+    private static void moveMoney(Connection connection, List<Settled> done) throws SQLException {
+        Map<UUID, long[]> accounts = new TreeMap<>(); // {reserved decrease, balance increase}
+        Map<SliceKey, Long> sliceCharges = new LinkedHashMap<>();
+        for (Settled settled : done) {
+            OpenHold hold = settled.hold();
+            long[] change = accounts.computeIfAbsent(hold.accountId(), a -> new long[2]);
+            if (hold.instanceId() != null) {
+                change[0] += settled.charge();
+                if (settled.charge() > 0) {
+                    sliceCharges.merge(new SliceKey(hold.accountId(), hold.instanceId()), settled.charge(),
+                            Long::sum);
+                }
+            } else {
+                change[0] += hold.amountMicros();
+                change[1] += hold.amountMicros() - settled.charge();
+            }
+        }
+        try (PreparedStatement update = connection.prepareStatement("UPDATE account SET reserved_micros = "
+                + "reserved_micros - ?, balance_micros = balance_micros + ? WHERE id = ?")) {
+            for (Map.Entry<UUID, long[]> entry : accounts.entrySet()) {
+                if (entry.getValue()[0] == 0 && entry.getValue()[1] == 0) {
+                    continue;
+                }
+                update.setLong(1, entry.getValue()[0]);
+                update.setLong(2, entry.getValue()[1]);
+                update.setObject(3, entry.getKey());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
+        try (PreparedStatement update = connection.prepareStatement("UPDATE balance_slice SET amount_micros = "
+                + "amount_micros - ? WHERE account_id = ? AND instance_id = ?")) {
+            for (Map.Entry<SliceKey, Long> entry : sliceCharges.entrySet()) {
+                update.setLong(1, entry.getValue());
+                update.setObject(2, entry.getKey().account());
+                update.setString(3, entry.getKey().instance());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
     }
 
-    /** The key's spend limit, read plainly or under a row lock ({@code FOR UPDATE}). */
-    private SpendLimit keyLimit(ApiKeyId key, boolean lock) {
-        return jdbc.prepareStatement("SELECT limit_micros, limit_reset FROM api_key WHERE id = ?"
-                + (lock ? " FOR UPDATE" : ""), statement -> {
-                    statement.setObject(1, key.value());
-                    try (ResultSet rs = statement.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new IllegalStateException("api key " + key + " is not stored");
-                        }
-                        long micros = rs.getLong(1);
-                        if (rs.wasNull()) {
-                            return null;
-                        }
-                        String reset = rs.getString(2);
-                        return new SpendLimit(Usd.ofMicros(micros),
-                                reset == null ? null : LimitReset.fromWireName(reset).orElseThrow());
-                    }
-                });
+    // ---- upkeep: registration, lease renewal, idle slices, sweeping ----
+
+    /** Registers this instance on its first hold (a CLI run never does) and starts renewing its lease. */
+    private void registered() {
+        synchronized (registration) {
+            if (upkeep != null) {
+                return;
+            }
+            renewLease();
+            upkeep = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread thread = new Thread(r, "billing-upkeep");
+                thread.setDaemon(true);
+                return thread;
+            });
+            long renewMillis = Math.max(100, instanceLease.toMillis() / 5);
+            upkeep.scheduleWithFixedDelay(() -> quietly("lease renewal", this::renewLease), renewMillis, renewMillis,
+                    TimeUnit.MILLISECONDS);
+            long idleMillis = Math.max(50, idleReturnNanos / 2_000_000);
+            upkeep.scheduleWithFixedDelay(() -> quietly("returning idle balance slices",
+                    () -> slices.returnIdle(idleReturnNanos)), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
+        }
     }
 
-    private Usd openHolds(ApiKeyId key, Instant windowStart) {
-        return jdbc.prepareStatement("SELECT coalesce(sum(amount_micros), 0) FROM request_hold "
-                + "WHERE api_key_id = ? AND admitted_at >= ?", statement -> {
-                    statement.setObject(1, key.value());
-                    statement.setObject(2, utc(windowStart));
-                    try (ResultSet rs = statement.executeQuery()) {
-                        rs.next();
-                        return Usd.ofMicros(rs.getLong(1));
-                    }
-                });
+    private static void quietly(String what, Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            LOG.warn("Billing upkeep failed ({}): {}", what, e.getMessage());
+        }
     }
 
-    private record OpenHold(UUID accountId, UUID apiKeyId, long amountMicros, Instant admittedAt) {
+    private void renewLease() {
+        Instant now = clock.instant();
+        transactions.executeWrite(status -> {
+            try (PreparedStatement upsert = status.getConnection().prepareStatement("INSERT INTO gateway_instance "
+                    + "(id, started_at, alive_until) VALUES (?, ?, ?) ON CONFLICT (id) "
+                    + "DO UPDATE SET alive_until = EXCLUDED.alive_until")) {
+                upsert.setString(1, instanceId);
+                upsert.setObject(2, utc(now));
+                upsert.setObject(3, utc(now.plus(instanceLease)));
+                return upsert.executeUpdate();
+            }
+        });
+    }
+
+    /** Returns every unused slice and stops the writers (what is queued is still written). */
+    @PreDestroy
+    void close() {
+        synchronized (registration) {
+            if (upkeep != null) {
+                upkeep.shutdownNow();
+                quietly("returning balance slices", () -> slices.returnIdle(0));
+            }
+        }
+        holds.close();
+        settlements.close();
     }
 
     @Override
-    @Transactional
-    public boolean settle(Settlement settlement) {
-        asynchronousCommit();
-        OpenHold hold = jdbc.prepareStatement("DELETE FROM request_hold WHERE request_id = ? "
-                + "RETURNING account_id, api_key_id, amount_micros, admitted_at", statement -> {
-                    statement.setString(1, settlement.requestId());
-                    try (ResultSet rs = statement.executeQuery()) {
-                        if (!rs.next()) {
-                            return null;
-                        }
-                        return new OpenHold(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getLong(3),
-                                rs.getObject(4, OffsetDateTime.class).toInstant());
-                    }
-                });
-        if (hold == null) {
-            return false; // settled before (or swept): exactly one settlement counts
-        }
-        long charge = Math.min(settlement.cost().micros(), hold.amountMicros());
-        // A key with a limit: take its row lock first, in the same order as placeHold (key row, then account),
-        // or the two deadlock; and so a limit check never sees the hold gone but its spend not yet recorded.
-        if (keyLimit(new ApiKeyId(hold.apiKeyId()), false) != null) {
-            keyLimit(new ApiKeyId(hold.apiKeyId()), true);
-        }
-        if (charge > 0) {
-            // §4.1 windows: a request counts in the window it was admitted in.
-            spend.record(new ApiKeyId(hold.apiKeyId()), Usd.ofMicros(charge), hold.admittedAt());
-        }
-        jdbc.prepareStatement("INSERT INTO request_ledger (request_id, account_id, api_key_id, key_hash, model, "
-                + "provider, prompt_tokens, completion_tokens, held_micros, cost_micros, status, admitted_at, "
-                + "finished_at, latency_ms, ttft_ms, streamed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                + "ON CONFLICT (request_id) DO NOTHING", statement -> {
-                    bindLedger(statement, settlement, hold, charge);
-                    return statement.executeUpdate();
-                });
-        // The account row last: its lock is held only for this UPDATE and the commit.
-        jdbc.prepareStatement("UPDATE account SET reserved_micros = reserved_micros - ?, "
-                + "balance_micros = balance_micros + ? WHERE id = ?", statement -> {
-                    statement.setLong(1, hold.amountMicros());
-                    statement.setLong(2, hold.amountMicros() - charge);
-                    statement.setObject(3, hold.accountId());
-                    return statement.executeUpdate();
-                });
-        return true;
-    }
-
-    private static void bindLedger(PreparedStatement statement, Settlement s, OpenHold hold, long charge)
-            throws SQLException {
-        statement.setString(1, s.requestId());
-        statement.setObject(2, hold.accountId());
-        statement.setObject(3, hold.apiKeyId());
-        statement.setString(4, s.keyHash().hex());
-        statement.setString(5, s.model());
-        statement.setString(6, s.provider());
-        statement.setLong(7, s.usage().promptTokens());
-        statement.setLong(8, s.usage().completionTokens());
-        statement.setLong(9, hold.amountMicros());
-        statement.setLong(10, charge);
-        statement.setString(11, s.status());
-        statement.setObject(12, utc(hold.admittedAt()));
-        statement.setObject(13, utc(s.finishedAt()));
-        statement.setObject(14, s.latencyMillis());
-        statement.setObject(15, s.timeToFirstTokenMillis());
-        statement.setBoolean(16, s.streamed());
-    }
-
-    @Override
-    @Transactional
     public long openHolds() {
-        return jdbc.prepareStatement("SELECT count(*) FROM request_hold", statement -> {
-            try (ResultSet rs = statement.executeQuery()) {
+        return transactions.executeRead(status -> {
+            try (PreparedStatement count = status.getConnection().prepareStatement(
+                    "SELECT count(*) FROM request_hold"); ResultSet rs = count.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
             }
         });
     }
 
+    /**
+     * Settles, at no charge, holds whose lease ran out and holds of instances that stopped renewing theirs; then
+     * gives the slices of such instances (once none of their holds is left) back to their accounts' balances.
+     */
     @Override
-    @Transactional
     public int releaseExpired(Instant now, int max) {
-        List<Map.Entry<String, String>> expired = jdbc.prepareStatement("SELECT h.request_id, k.key_hash "
-                + "FROM request_hold h JOIN api_key k ON k.id = h.api_key_id WHERE h.lease_until < ? "
-                + "ORDER BY h.lease_until LIMIT ? FOR UPDATE OF h SKIP LOCKED", statement -> {
-                    statement.setObject(1, utc(now));
-                    statement.setInt(2, max);
-                    List<Map.Entry<String, String>> rows = new ArrayList<>();
-                    try (ResultSet rs = statement.executeQuery()) {
-                        while (rs.next()) {
-                            rows.add(Map.entry(rs.getString(1), rs.getString(2)));
-                        }
+        List<Map.Entry<String, String>> expired = transactions.executeRead(status -> {
+            try (PreparedStatement query = status.getConnection().prepareStatement("SELECT h.request_id, k.key_hash "
+                    + "FROM request_hold h JOIN api_key k ON k.id = h.api_key_id WHERE h.lease_until < ? "
+                    + "OR (h.instance_id IS NOT NULL AND h.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM "
+                    + "gateway_instance g WHERE g.id = h.instance_id AND g.alive_until >= ?)) "
+                    + "ORDER BY h.lease_until LIMIT ?")) {
+                query.setObject(1, utc(now));
+                query.setString(2, instanceId);
+                query.setObject(3, utc(now));
+                query.setInt(4, max);
+                List<Map.Entry<String, String>> rows = new ArrayList<>();
+                try (ResultSet rs = query.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(Map.entry(rs.getString(1), rs.getString(2)));
                     }
-                    return rows;
-                });
+                }
+                return rows;
+            }
+        });
         int released = 0;
         for (Map.Entry<String, String> row : expired) {
-            boolean settled = settle(new Settlement(row.getKey(), new dev.tollgate.domain.shared.KeyHash(row.getValue()),
-                    "unknown", null, dev.tollgate.domain.billing.TokenUsage.NONE, Usd.ZERO, "expired", now, null, null,
-                    false));
+            boolean settled = settle(new Settlement(row.getKey(), new KeyHash(row.getValue()), "unknown", null,
+                    TokenUsage.NONE, Usd.ZERO, "expired", now, null, null, false));
             released += settled ? 1 : 0;
         }
+        if (expired.size() < max) {
+            retried(() -> releaseDeadSlices(now));
+        }
         return released;
+    }
+
+    private int releaseDeadSlices(Instant now) {
+        return transactions.executeWrite(status -> {
+            Connection connection = status.getConnection();
+            Map<UUID, Long> back = new TreeMap<>();
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM balance_slice s "
+                    + "WHERE s.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM gateway_instance g "
+                    + "WHERE g.id = s.instance_id AND g.alive_until >= ?) AND NOT EXISTS (SELECT 1 FROM request_hold h "
+                    + "WHERE h.instance_id = s.instance_id AND h.account_id = s.account_id) "
+                    + "RETURNING account_id, amount_micros")) {
+                delete.setString(1, instanceId);
+                delete.setObject(2, utc(now));
+                try (ResultSet rs = delete.executeQuery()) {
+                    while (rs.next()) {
+                        back.merge(rs.getObject(1, UUID.class), rs.getLong(2), Long::sum);
+                    }
+                }
+            }
+            try (PreparedStatement update = connection.prepareStatement("UPDATE account SET balance_micros = "
+                    + "balance_micros + ?, reserved_micros = reserved_micros - ? WHERE id = ?")) {
+                for (Map.Entry<UUID, Long> entry : back.entrySet()) {
+                    update.setLong(1, entry.getValue());
+                    update.setLong(2, entry.getValue());
+                    update.setObject(3, entry.getKey());
+                    update.addBatch();
+                }
+                update.executeBatch();
+            }
+            try (PreparedStatement forget = connection.prepareStatement("DELETE FROM gateway_instance g "
+                    + "WHERE g.id <> ? AND g.alive_until < ? AND NOT EXISTS (SELECT 1 FROM balance_slice s "
+                    + "WHERE s.instance_id = g.id) AND NOT EXISTS (SELECT 1 FROM request_hold h "
+                    + "WHERE h.instance_id = g.id)")) {
+                forget.setString(1, instanceId);
+                forget.setObject(2, utc(now));
+                forget.executeUpdate();
+            }
+            if (!back.isEmpty()) {
+                LOG.warn("Gave {} balance slices of stopped instances back to their accounts", back.size());
+            }
+            return back.size();
+        });
+    }
+
+    // ---- helpers ----
+
+    /**
+     * Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
+     * constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
+     * (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
+     */
+    private static void asynchronousCommit(Connection connection) throws SQLException {
+        try (PreparedStatement set = connection.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
+            set.execute();
+        }
+    }
+
+    private static Array uuids(Connection connection, List<UUID> ids) throws SQLException {
+        return connection.createArrayOf("uuid", ids.toArray());
+    }
+
+    /** Runs a transaction again when PostgreSQL chose it as a deadlock victim or could not serialise it. */
+    private static <R> R retried(java.util.function.Supplier<R> transaction) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return transaction.get();
+            } catch (RuntimeException e) {
+                if (attempt >= ATTEMPTS || !retryable(e)) {
+                    throw e;
+                }
+                LOG.debug("Billing transaction retried after {}", e.getMessage());
+            }
+        }
+    }
+
+    private static boolean retryable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && ("40P01".equals(sql.getSQLState())
+                    || "40001".equals(sql.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Stops as a killed process would: no more lease renewals, nothing given back (tests of G3). */
+    void abandon() {
+        synchronized (registration) {
+            if (upkeep != null) {
+                upkeep.shutdownNow();
+            }
+        }
+        holds.close();
+        settlements.close();
+    }
+
+    /** The unused part of this instance's slice of an account (tests). */
+    long unusedSlice(UUID account) {
+        return slices.available(account);
+    }
+
+    /** Gives every unused slice back to its account now (tests, shutdown). */
+    void returnSlices() {
+        slices.returnIdle(0);
     }
 }

@@ -32,6 +32,7 @@ import dev.tollgate.domain.shared.Usd;
 import dev.tollgate.domain.spend.KeyUsage;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.data.jdbc.runtime.JdbcOperations;
+import io.micronaut.transaction.TransactionOperations;
 import java.math.BigDecimal;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -80,7 +81,8 @@ class JdbcBillingLedgerTest {
 
     @BeforeAll
     void startContext() {
-        context = ApplicationContext.run(TestDatabase.properties());
+        context = ApplicationContext.builder().properties(TestDatabase.properties())
+                .singletons(java.time.Clock.systemUTC()).start();
         ledger = context.getBean(JdbcBillingLedger.class);
         stores = new PersistenceStores(context.getBean(JdbcAccountRepository.class),
                 context.getBean(JdbcApiKeyRepository.class), context.getBean(JdbcManagementKeyRepository.class),
@@ -158,8 +160,10 @@ class JdbcBillingLedgerTest {
         return stores.accounts().findById(account).orElseThrow().balance();
     }
 
+    /** The account's open holds. */
     private Usd reserved(AccountId account) {
-        return Usd.ofMicros(queryLong("SELECT reserved_micros FROM account WHERE id = ?", account.value()));
+        return Usd.ofMicros(queryLong("SELECT coalesce(sum(amount_micros), 0) FROM request_hold WHERE account_id = ?",
+                account.value()));
     }
 
     private KeyUsage usage(ApiKeyId key, Instant at) {
@@ -231,7 +235,7 @@ class JdbcBillingLedgerTest {
     // Rows as stored
 
     @Test
-    void aHoldIsOneRowAndTheBalanceMovesToReserved() {
+    void aHoldIsOneRowCoveredByThisInstancesSliceOfTheBalance() {
         Payer payer = newPayer(dollars("5"), null);
         String requestId = newRequestId();
         Instant admitted = Instant.parse("2026-03-04T12:00:00.123Z");
@@ -254,9 +258,28 @@ class JdbcBillingLedgerTest {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+        // The slice: the hold's 0.75 plus a margin (at most $1 and a quarter of the balance) left the balance.
+        assertEquals(4_000_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+        assertEquals(1_000_000, queryLong("SELECT reserved_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+        assertEquals(1_000_000, queryLong("SELECT amount_micros FROM balance_slice WHERE account_id = ?",
+                payer.accountId().value()));
+        assertEquals(250_000, ledger.unusedSlice(payer.accountId().value()));
+        assertEquals(4_250_000, available(payer.accountId()).micros());
+
+        // Idle slices go back to the balance; the hold stays covered.
+        ledger.returnSlices();
         assertEquals(4_250_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
                 payer.accountId().value()));
         assertEquals(750_000, queryLong("SELECT reserved_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+        assertTrue(ledger.settle(settlement(payer, requestId, dollars("0.5"), admitted.plusSeconds(1))));
+        ledger.returnSlices();
+        assertEquals(4_500_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                payer.accountId().value()));
+        assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+        assertEquals(0, queryLong("SELECT amount_micros FROM balance_slice WHERE account_id = ?",
                 payer.accountId().value()));
     }
 
@@ -272,7 +295,7 @@ class JdbcBillingLedgerTest {
         for (Payer payer : List.of(poor, capped)) {
             assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE account_id = ?",
                     payer.accountId().value()));
-            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+            assertEquals(Usd.ZERO, reserved(payer.accountId()));
         }
         assertEquals(100_000, available(poor.accountId()).micros());
         assertEquals(10_000_000, available(capped.accountId()).micros());
@@ -579,54 +602,43 @@ class JdbcBillingLedgerTest {
     }
 
     @Test
-    void aSettlementRacingAHoldOnTheSameKeyCannotOpenAGapUnderTheCap() throws Exception {
-        // The hold reads settled spend, then open holds. A settlement committing between the two reads would
-        // hide its amount from both; this pins the hold between its reads while the settlement tries to commit.
+    void aSettlementOfAKeyWithALimitWaitsForAHoldInProgressOnTheSameKey() throws Exception {
+        // The hold reads settled spend, then open holds. A settlement committing between the two reads would hide its
+        // amount from both; so a settlement of a key with a limit takes the key's row lock that the hold holds until
+        // it commits. Here the hold's transaction is kept open while the settlement tries to commit.
         Payer payer = newPayer(dollars("10"), SpendLimit.lifetime(dollars("1")));
         String first = newRequestId();
         assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.6"), NOW)));
 
-        KeySpendRepository realSpend = context.getBean(JdbcKeySpendRepository.class);
-        CountDownLatch spendRead = new CountDownLatch(1);
+        JdbcTransactionRunner transactions = context.getBean(JdbcTransactionRunner.class);
+        CountDownLatch held = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
-        KeySpendRepository pausing = new KeySpendRepository() {
-            @Override
-            public Map<ApiKeyId, KeyUsage> usageAt(Collection<ApiKeyId> keys, Instant at) {
-                Map<ApiKeyId, KeyUsage> usage = realSpend.usageAt(keys, at);
-                spendRead.countDown();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<HoldOutcome> second = pool.submit(() -> transactions.inTransaction(() -> {
+                HoldOutcome outcome = ledger.placeHold(hold(payer, newRequestId(), dollars("0.6"), NOW));
+                held.countDown();
                 try {
                     assertTrue(proceed.await(30, TimeUnit.SECONDS));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return usage;
-            }
-
-            @Override
-            public void record(ApiKeyId key, Usd amount, Instant at) {
-                realSpend.record(key, amount, at);
-            }
-        };
-        JdbcBillingLedger racing = new JdbcBillingLedger(context.getBean(JdbcOperations.class), pausing);
-        JdbcTransactionRunner transactions = context.getBean(JdbcTransactionRunner.class);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<HoldOutcome> second = pool.submit(() -> transactions.inTransaction(
-                    () -> racing.placeHold(hold(payer, newRequestId(), dollars("0.6"), NOW))));
-            assertTrue(spendRead.await(30, TimeUnit.SECONDS), "the hold did not read the spend");
+                return outcome;
+            }));
+            assertTrue(held.await(30, TimeUnit.SECONDS), "the hold did not run");
             Future<Boolean> settleFirst = pool.submit(() -> ledger.settle(settlement(payer, first, dollars("0.6"),
                     NOW)));
-            // Let the settlement run until it either committed or waits for a lock held by the hold.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!settleFirst.isDone() && System.nanoTime() < deadline
                     && queryLong("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                             + "AND datname = current_database()") == 0) {
                 Thread.sleep(5);
             }
+            assertFalse(settleFirst.isDone(), "the settlement committed while a hold on its key was in progress");
             proceed.countDown();
 
             assertEquals(HoldOutcome.KEY_LIMIT_REACHED, second.get(30, TimeUnit.SECONDS),
-                    "0.6 spent (or held) + 0.6 exceeds the $1 cap whichever way the race goes");
+                    "0.6 held + 0.6 exceeds the $1 cap");
             assertTrue(settleFirst.get(30, TimeUnit.SECONDS));
         } finally {
             proceed.countDown();
@@ -635,5 +647,92 @@ class JdbcBillingLedgerTest {
         assertEquals(dollars("0.6"), usage(payer.apiKeyId(), NOW).total());
         assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE api_key_id = ?",
                 payer.apiKeyId().value()));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Several instances
+
+    /** Another gateway instance on the same database: its own id, slices, writers and lease. */
+    @SuppressWarnings("unchecked")
+    private JdbcBillingLedger secondInstance(Duration lease) {
+        return new JdbcBillingLedger(context.getBean(TransactionOperations.class), java.time.Clock.systemUTC(),
+                BigDecimal.ONE, Duration.ofSeconds(1), lease);
+    }
+
+    @Test
+    void g2TwoInstancesNeverOverdrawASharedBalanceAndStrandAtMostOneHoldEach() throws Exception {
+        JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
+        try {
+            Account account = newAccount(dollars("5"));
+            List<Payer> keys = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                keys.add(newKey(account.id(), null));
+            }
+            Usd cost = dollars("0.05");
+            AtomicInteger placed = new AtomicInteger();
+            List<Runnable> requests = new ArrayList<>();
+            for (int i = 0; i < 500; i++) {
+                Payer payer = keys.get(i % keys.size());
+                BillingLedger instance = i % 2 == 0 ? ledger : other;
+                requests.add(() -> {
+                    String requestId = newRequestId();
+                    if (instance.placeHold(hold(payer, requestId, cost, NOW)) == HoldOutcome.PLACED) {
+                        placed.incrementAndGet();
+                        assertTrue(instance.settle(settlement(payer, requestId, cost, NOW.plusSeconds(1))));
+                    }
+                });
+            }
+            assertNoneFailed(runConcurrently(50, requests), 500);
+
+            long charged = queryLong("SELECT coalesce(sum(cost_micros), 0) FROM request_ledger WHERE account_id = ?",
+                    account.id().value());
+            assertTrue(placed.get() <= 100, placed.get() + " holds of $0.05 admitted on $5.00");
+            // An instance refuses a request only when the balance and its own slice cannot cover it; the other
+            // instance's unused slice is then less than one request: at most one request per other instance lost.
+            assertTrue(placed.get() >= 99, "only " + placed.get() + " of 100 affordable requests admitted");
+            assertEquals(placed.get() * 50_000L, charged);
+            assertConserved(account.id(), 5_000_000);
+            assertTrue(queryLong("SELECT balance_micros FROM account WHERE id = ?", account.id().value()) >= 0);
+
+            ledger.returnSlices();
+            other.returnSlices();
+            assertEquals(5_000_000 - charged, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                    account.id().value()), "idle slices are back in the balance");
+            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", account.id().value()));
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void g3HoldsAndSlicesOfAnInstanceThatStoppedAreReleasedByAnother() {
+        JdbcBillingLedger dying = secondInstance(Duration.ofSeconds(2));
+        Payer payer = newPayer(dollars("8"), SpendLimit.lifetime(dollars("5")));
+        Instant now = Instant.now(); // real time: the instance lease runs on the real clock
+        String settled = newRequestId();
+        assertEquals(HoldOutcome.PLACED, dying.placeHold(hold(payer, settled, dollars("0.5"), now)));
+        assertTrue(dying.settle(settlement(payer, settled, dollars("0.2"), now.plusSeconds(1))));
+        String inFlight = newRequestId();
+        assertEquals(HoldOutcome.PLACED, dying.placeHold(hold(payer, inFlight, dollars("0.7"), now)));
+        // The instance dies (its writers stop, nothing is given back) and its lease is not renewed any more.
+        dying.abandon();
+
+        Instant beforeLeaseEnds = Instant.now();
+        assertEquals(0, ledger.releaseExpired(beforeLeaseEnds, 100), "a live lease protects the holds");
+        assertTrue(holdOpen(inFlight));
+
+        Instant afterLeaseEnds = Instant.now().plusSeconds(3);
+        assertEquals(1, ledger.releaseExpired(afterLeaseEnds, 100));
+        assertFalse(holdOpen(inFlight));
+        assertEquals("expired", ledgerRows(inFlight).get(0).status());
+        assertEquals(0, ledgerRows(inFlight).get(0).costMicros());
+        assertEquals(Usd.ZERO, reserved(payer.accountId()));
+        assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
+                payer.accountId().value()), "the dead instance's slice is gone");
+        assertEquals(7_800_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                payer.accountId().value()), "all of it back in the balance, less the one charge");
+        assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+        assertConserved(payer.accountId(), 8_000_000);
+        assertEquals(200_000, usage(payer.apiKeyId(), Instant.now()).total().micros());
     }
 }
