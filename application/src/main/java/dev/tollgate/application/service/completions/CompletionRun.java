@@ -51,6 +51,8 @@ final class CompletionRun implements RunningCompletion {
     private ProviderRoute route;
     private Listener current;
     private ScheduledFuture<?> timer;
+    private boolean idleArmed;
+    private long idleExtensionNanos;
     private ScheduledFuture<?> deadline;
     private boolean started;
     private Long ttftMillis;
@@ -71,6 +73,7 @@ final class CompletionRun implements RunningCompletion {
         route = ctx.routes().get(routeIndex);
         Listener listener = new Listener();
         current = listener;
+        idleArmed = false;
         armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
                 + ctx.settings().firstByteTimeout().toSeconds() + " s");
         ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
@@ -83,14 +86,41 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private void armTimer(Duration after, Listener listener, String what) {
+        armTimer(after.toNanos(), listener, what);
+    }
+
+    private void armTimer(long afterNanos, Listener listener, String what) {
         if (timer != null) {
             timer.cancel(false);
         }
-        timer = ctx.timers().schedule(() -> timedOut(listener, what), after.toMillis(), TimeUnit.MILLISECONDS);
+        idleExtensionNanos = 0;
+        timer = ctx.timers().schedule(() -> timedOut(listener, what), afterNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * A chunk arrived: the idle deadline moves to now + the idle timeout. Rescheduling a timer for every chunk
+     * would cost a timer-queue update (and often a thread wake-up) per token, so the armed timer stays and only
+     * notes how much later it must fire; when it fires early it re-arms itself for exactly that much.
+     */
+    private void idleActivity(Listener listener) {
+        if (!idleArmed) {
+            idleArmed = true;
+            armTimer(ctx.settings().idleTimeout(), listener, idleMessage());
+            return;
+        }
+        idleExtensionNanos = ctx.settings().idleTimeout().toNanos() - timer.getDelay(TimeUnit.NANOSECONDS);
+    }
+
+    private String idleMessage() {
+        return "went silent for more than " + ctx.settings().idleTimeout().toSeconds() + " s";
     }
 
     private synchronized void timedOut(Listener listener, String what) {
         if (done || listener != current) {
+            return;
+        }
+        if (idleArmed && idleExtensionNanos > 0) {
+            armTimer(idleExtensionNanos, listener, what); // output came since it was armed: not idle yet
             return;
         }
         cancelCall();
@@ -175,8 +205,7 @@ final class CompletionRun implements RunningCompletion {
                 if (done || this != current) {
                     return;
                 }
-                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
-                        + ctx.settings().idleTimeout().toSeconds() + " s");
+                idleActivity(this);
                 if (!started) {
                     started = true;
                     ttftMillis = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
@@ -192,8 +221,6 @@ final class CompletionRun implements RunningCompletion {
                     return;
                 }
                 onFirstByte();
-                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
-                        + ctx.settings().idleTimeout().toSeconds() + " s");
                 delivered.append(text);
                 observer.onDelta(text);
             }
@@ -206,8 +233,6 @@ final class CompletionRun implements RunningCompletion {
                     return;
                 }
                 onFirstByte();
-                armTimer(ctx.settings().idleTimeout(), this, "went silent for more than "
-                        + ctx.settings().idleTimeout().toSeconds() + " s");
                 // Tool-call JSON is output too: it counts for partial billing and ends any fallback.
                 delivered.append(toolCallsJson);
                 observer.onToolCallDelta(toolCallsJson);

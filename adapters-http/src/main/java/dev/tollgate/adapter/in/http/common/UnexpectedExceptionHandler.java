@@ -6,13 +6,18 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.server.exceptions.ExceptionHandler;
 import jakarta.inject.Singleton;
+import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * HTTP adapter: anything unforeseen is logged with the request id and answered with a 500 envelope that
- * reveals nothing internal (no stack trace, no SQL).
+ * reveals nothing internal (no stack trace, no SQL). A database that cannot be reached or does not answer in time
+ * (connection failures, the pool's or a statement's timeout) is not a bug but an outage: 503 with a
+ * {@code Retry-After}, so clients back off and retry (money checks fail closed: nothing went upstream).
  */
 @Produces
 @Singleton
@@ -28,10 +33,41 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
     @Override
     public HttpResponse<?> handle(HttpRequest request, RuntimeException exception) {
         String requestId = RequestIds.of(request);
+        if (storeUnavailable(exception)) {
+            LOG.warn("Database unavailable for {} {} ({}): {}", request.getMethodName(), request.getPath(), requestId,
+                    exception.getMessage());
+            return ApiErrors.respond(request, HttpStatus.SERVICE_UNAVAILABLE,
+                    "The gateway's database is unavailable; nothing was sent upstream or charged. Retry in a few "
+                            + "seconds (request id " + requestId + ")",
+                    ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
+                    .header("Retry-After", "2");
+        }
         LOG.error("Unexpected failure of {} {} ({})", request.getMethodName(), request.getPath(), requestId,
                 exception);
         return ApiErrors.respond(request, HttpStatus.INTERNAL_SERVER_ERROR,
                 "Internal error; quote request id " + requestId + " when reporting it",
                 ApiErrors.genericModelError(HttpStatus.INTERNAL_SERVER_ERROR, null), clock);
+    }
+
+    /**
+     * Whether the failure is the database being unreachable or too slow: a transient or recoverable JDBC error, or
+     * an SQL state of class 08 (connection), 53 (insufficient resources) or 57 (operator intervention, which
+     * includes a statement cancelled by its timeout).
+     */
+    static boolean storeUnavailable(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("53")
+                            || sql.getSQLState().startsWith("57"))) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 }

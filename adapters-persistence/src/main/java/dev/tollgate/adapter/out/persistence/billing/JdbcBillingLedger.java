@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.out.persistence.billing;
 
+import dev.tollgate.adapter.out.persistence.common.DedicatedConnection;
 import dev.tollgate.adapter.out.persistence.common.GroupCommit;
 import dev.tollgate.application.port.out.BillingLedger;
 import dev.tollgate.domain.apikey.LimitReset;
@@ -10,6 +11,7 @@ import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
 import dev.tollgate.domain.spend.SpendWindows;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.jdbc.DataSourceResolver;
 import io.micronaut.transaction.TransactionOperations;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -34,6 +36,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,16 +78,28 @@ public class JdbcBillingLedger implements BillingLedger {
     private final Duration instanceLease;
     private final long idleReturnNanos;
     private final BalanceSlices slices;
+    private final DedicatedConnection holdConnection;
+    private final DedicatedConnection settlementConnection;
     private final GroupCommit<HoldRequest, HoldOutcome> holds;
     private final GroupCommit<Settlement, Boolean> settlements;
     private final Object registration = new Object();
     private ScheduledExecutorService upkeep;
 
-    JdbcBillingLedger(TransactionOperations<Connection> transactions, Clock clock,
+    JdbcBillingLedger(TransactionOperations<Connection> transactions, DataSource dataSource,
+            DataSourceResolver resolver, Clock clock,
             @Value("${tollgate.billing.slice-usd:1}") BigDecimal sliceUsd,
             @Value("${tollgate.billing.slice-idle-return:1s}") Duration idleReturn,
-            @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease) {
+            @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease,
+            @Value("${tollgate.billing.statement-timeout:1s}") Duration statementTimeout) {
         this.transactions = transactions;
+        DataSource pool = resolver.resolve(dataSource);
+        // Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
+        // constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
+        // (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
+        List<String> session = List.of("SET synchronous_commit = off",
+                "SET statement_timeout = " + statementTimeout.toMillis());
+        this.holdConnection = new DedicatedConnection(pool, session);
+        this.settlementConnection = new DedicatedConnection(pool, session);
         this.clock = clock;
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();
@@ -128,10 +143,8 @@ public class JdbcBillingLedger implements BillingLedger {
     private record Window(UUID key, Instant start) {
     }
 
-    private List<HoldOutcome> writeHolds(List<HoldRequest> batch) {
-        return transactions.executeWrite(status -> {
-            Connection connection = status.getConnection();
-            asynchronousCommit(connection);
+    private List<HoldOutcome> writeHolds(List<HoldRequest> batch) throws SQLException {
+        return holdConnection.inTransaction(connection -> {
             Map<UUID, SpendLimit> limits = lockLimitedKeys(connection,
                     batch.stream().map(h -> h.apiKeyId().value()).distinct().toList());
             // What each limited key has spent and holds in the windows this batch's holds fall in.
@@ -240,11 +253,9 @@ public class JdbcBillingLedger implements BillingLedger {
 
     // ---- settlements ----
 
-    private List<Boolean> writeSettlements(List<Settlement> batch) {
+    private List<Boolean> writeSettlements(List<Settlement> batch) throws SQLException {
         List<Settled> done = new ArrayList<>();
-        List<Boolean> results = transactions.executeWrite(status -> {
-            Connection connection = status.getConnection();
-            asynchronousCommit(connection);
+        List<Boolean> results = settlementConnection.inTransaction(connection -> {
             done.clear();
             Map<String, OpenHold> found = deleteHolds(connection,
                     batch.stream().map(Settlement::requestId).distinct().toList());
@@ -470,6 +481,8 @@ public class JdbcBillingLedger implements BillingLedger {
         }
         holds.close();
         settlements.close();
+        holds.whileIdle(holdConnection::close);
+        settlements.whileIdle(settlementConnection::close);
     }
 
     @Override
@@ -515,7 +528,7 @@ public class JdbcBillingLedger implements BillingLedger {
             released += settled ? 1 : 0;
         }
         if (expired.size() < max) {
-            retried(() -> releaseDeadSlices(now));
+            releaseDeadSlices(now);
         }
         return released;
     }
@@ -564,27 +577,22 @@ public class JdbcBillingLedger implements BillingLedger {
 
     // ---- helpers ----
 
-    /**
-     * Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
-     * constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
-     * (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
-     */
-    private static void asynchronousCommit(Connection connection) throws SQLException {
-        try (PreparedStatement set = connection.prepareStatement("SET LOCAL synchronous_commit TO OFF")) {
-            set.execute();
-        }
-    }
-
     private static Array uuids(Connection connection, List<UUID> ids) throws SQLException {
         return connection.createArrayOf("uuid", ids.toArray());
     }
 
+    /** A transaction that may throw {@link SQLException}. */
+    @FunctionalInterface
+    private interface Transaction<R> {
+        R run() throws SQLException;
+    }
+
     /** Runs a transaction again when PostgreSQL chose it as a deadlock victim or could not serialise it. */
-    private static <R> R retried(java.util.function.Supplier<R> transaction) {
+    private static <R> R retried(Transaction<R> transaction) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try {
-                return transaction.get();
-            } catch (RuntimeException e) {
+                return transaction.run();
+            } catch (SQLException | RuntimeException e) {
                 if (attempt >= ATTEMPTS || !retryable(e)) {
                     throw e;
                 }
@@ -612,6 +620,8 @@ public class JdbcBillingLedger implements BillingLedger {
         }
         holds.close();
         settlements.close();
+        holds.whileIdle(holdConnection::close);
+        settlements.whileIdle(settlementConnection::close);
     }
 
     /** The unused part of this instance's slice of an account (tests). */

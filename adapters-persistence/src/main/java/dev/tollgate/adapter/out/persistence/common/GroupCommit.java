@@ -2,17 +2,18 @@ package dev.tollgate.adapter.out.persistence.common;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Group commit: callers hand in one item each and wait; a single writer thread takes everything that queued up
- * meanwhile (up to {@code maxBatch}) and writes it in one transaction. Under load many requests share one commit
- * and one update of each hot row; alone, a request pays one transaction as before. A batch that fails fails every
+ * Group commit: every caller queues its item and waits; whichever caller finds the writer free becomes the leader
+ * and writes everything queued so far (up to {@code maxBatch}) in one transaction, again and again until its own
+ * item is written. Under load many requests share one commit and one update of each hot row; alone, a request
+ * writes its own item on its own thread, with no hand-over to another thread. A batch that fails fails every
  * caller in it with the batch's error.
  *
  * @param <T> what a caller hands in
@@ -26,41 +27,73 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         List<R> write(List<T> batch) throws Exception;
     }
 
-    private record Pending<T, R>(T item, CompletableFuture<R> result) {
+    private static final long NUDGE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final class Pending<T, R> {
+        final T item;
+        final Thread waiter = Thread.currentThread();
+        final CompletableFuture<R> result = new CompletableFuture<>();
+
+        Pending(T item) {
+            this.item = item;
+        }
     }
 
-    private final BlockingQueue<Pending<T, R>> queue = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Pending<T, R>> queue = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock writing = new ReentrantLock();
+    private final String name;
     private final Writer<T, R> writer;
     private final int maxBatch;
-    private final Thread thread;
     private volatile boolean closed;
 
     public GroupCommit(String name, int maxBatch, Writer<T, R> writer) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("a batch holds at least one item");
         }
+        this.name = name;
         this.writer = writer;
         this.maxBatch = maxBatch;
-        this.thread = new Thread(this::run, name);
-        thread.setDaemon(true);
-        thread.start();
     }
 
-    /** Queues {@code item} and waits until its batch is committed (or failed), at most {@code timeout}. */
+    /** Queues {@code item} and returns once its batch is committed; throws the batch's error or after a timeout. */
     public R submit(T item, long timeout, TimeUnit unit) {
         if (closed) {
-            throw new IllegalStateException("the " + thread.getName() + " writer is closed");
+            throw new IllegalStateException("the " + name + " writer is closed");
         }
-        CompletableFuture<R> result = new CompletableFuture<>();
-        queue.add(new Pending<>(item, result));
+        Pending<T, R> own = new Pending<>(item);
+        queue.add(own);
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!own.result.isDone()) {
+            if (writing.tryLock()) {
+                try {
+                    while (!own.result.isDone()) {
+                        writeNextBatch();
+                    }
+                } finally {
+                    writing.unlock();
+                }
+                Pending<T, R> next = queue.peek();
+                if (next != null) {
+                    LockSupport.unpark(next.waiter); // someone must lead the rest
+                }
+                break;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("the " + name + " writer did not commit within "
+                        + unit.toMillis(timeout) + " ms");
+            }
+            LockSupport.parkNanos(this, Math.min(left, NUDGE_NANOS));
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the " + name + " writer");
+            }
+        }
         try {
-            return result.get(timeout, unit);
+            return own.result.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the " + thread.getName() + " writer", e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("the " + thread.getName() + " writer did not commit within "
-                    + unit.toMillis(timeout) + " ms", e);
+            throw new IllegalStateException("interrupted while waiting for the " + name + " writer", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException runtime) {
@@ -70,56 +103,56 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         }
     }
 
-    private void run() {
-        List<Pending<T, R>> batch = new ArrayList<>(maxBatch);
-        while (!closed || !queue.isEmpty()) {
-            try {
-                Pending<T, R> first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                queue.drainTo(batch, maxBatch - 1);
-                write(batch);
-            } catch (InterruptedException e) {
-                if (closed) {
-                    break;
-                }
-            } finally {
-                batch.clear();
-            }
+    /** Called with the write lock held. */
+    private void writeNextBatch() {
+        List<Pending<T, R>> batch = new ArrayList<>();
+        Pending<T, R> pending;
+        while (batch.size() < maxBatch && (pending = queue.poll()) != null) {
+            batch.add(pending);
         }
-        Pending<T, R> left;
-        while ((left = queue.poll()) != null) {
-            left.result().completeExceptionally(new IllegalStateException("shutting down"));
+        if (batch.isEmpty()) {
+            return;
         }
-    }
-
-    private void write(List<Pending<T, R>> batch) {
         List<T> items = new ArrayList<>(batch.size());
-        for (Pending<T, R> pending : batch) {
-            items.add(pending.item());
+        for (Pending<T, R> p : batch) {
+            items.add(p.item);
         }
         try {
             List<R> results = writer.write(items);
             for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).result().complete(results.get(i));
+                complete(batch.get(i), results.get(i), null);
             }
         } catch (Exception | Error e) {
-            for (Pending<T, R> pending : batch) {
-                pending.result().completeExceptionally(e);
+            for (Pending<T, R> p : batch) {
+                complete(p, null, e);
             }
         }
     }
 
-    /** Writes what is queued, then stops the writer. */
+    private static <T, R> void complete(Pending<T, R> pending, R result, Throwable error) {
+        if (error == null) {
+            pending.result.complete(result);
+        } else {
+            pending.result.completeExceptionally(error);
+        }
+        if (pending.waiter != Thread.currentThread()) {
+            LockSupport.unpark(pending.waiter);
+        }
+    }
+
+    /** Refuses new items; what is queued is still written by its callers. */
     @Override
     public void close() {
         closed = true;
+    }
+
+    /** Runs {@code task} while no batch is being written (tests and shutdown). */
+    public void whileIdle(Runnable task) {
+        writing.lock();
         try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            task.run();
+        } finally {
+            writing.unlock();
         }
     }
 }

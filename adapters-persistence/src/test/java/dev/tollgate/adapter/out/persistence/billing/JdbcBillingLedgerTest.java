@@ -655,8 +655,9 @@ class JdbcBillingLedgerTest {
     /** Another gateway instance on the same database: its own id, slices, writers and lease. */
     @SuppressWarnings("unchecked")
     private JdbcBillingLedger secondInstance(Duration lease) {
-        return new JdbcBillingLedger(context.getBean(TransactionOperations.class), java.time.Clock.systemUTC(),
-                BigDecimal.ONE, Duration.ofSeconds(1), lease);
+        return new JdbcBillingLedger(context.getBean(TransactionOperations.class),
+                context.getBean(javax.sql.DataSource.class), context.getBean(io.micronaut.jdbc.DataSourceResolver.class),
+                java.time.Clock.systemUTC(), BigDecimal.ONE, Duration.ofSeconds(1), lease, Duration.ofSeconds(1));
     }
 
     @Test

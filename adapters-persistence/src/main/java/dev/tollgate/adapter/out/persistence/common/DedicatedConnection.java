@@ -1,0 +1,94 @@
+package dev.tollgate.adapter.out.persistence.common;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * One pooled connection kept by a {@link GroupCommit} for all its transactions: no
+ * pool checkout, no connection reset and no transaction-manager bookkeeping per batch, only the batch's own
+ * statements and its COMMIT. A connection that fails is closed (back to the pool, which tests it) and replaced on
+ * the next transaction. Not thread-safe: used under the group commit's write lock only.
+ */
+public final class DedicatedConnection implements AutoCloseable {
+
+    /** Work inside one transaction on the dedicated connection. */
+    @FunctionalInterface
+    public interface Work<R> {
+        R run(Connection connection) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+    private final List<String> sessionSettings;
+    private Connection connection;
+
+    /**
+     * @param sessionSettings {@code SET} statements for this connection's session (for example a
+     *                        {@code statement_timeout}, so a stalled database fails a batch instead of holding its
+     *                        callers); {@code RESET ALL} undoes them before the connection goes back to the pool
+     */
+    public DedicatedConnection(DataSource dataSource, List<String> sessionSettings) {
+        this.dataSource = dataSource;
+        this.sessionSettings = List.copyOf(sessionSettings);
+    }
+
+    /** Runs {@code work} and commits; on any failure rolls back, drops the connection and rethrows. */
+    public <R> R inTransaction(Work<R> work) throws SQLException {
+        Connection current = open();
+        try {
+            R result = work.run(current);
+            current.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            discard();
+            throw e;
+        }
+    }
+
+    private Connection open() throws SQLException {
+        if (connection == null) {
+            Connection fresh = dataSource.getConnection();
+            try {
+                fresh.setAutoCommit(false);
+                try (var set = fresh.createStatement()) {
+                    for (String setting : sessionSettings) {
+                        set.execute(setting);
+                    }
+                }
+                fresh.commit();
+            } catch (SQLException e) {
+                fresh.close();
+                throw e;
+            }
+            connection = fresh;
+        }
+        return connection;
+    }
+
+    private void discard() {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.rollback();
+            try (var reset = connection.createStatement()) {
+                reset.execute("RESET ALL");
+            }
+            connection.commit();
+        } catch (SQLException ignored) {
+            // the connection is broken; closing it hands it back to the pool, which tests and replaces it
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing more to do
+        }
+        connection = null;
+    }
+
+    @Override
+    public void close() {
+        discard();
+    }
+}
