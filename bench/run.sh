@@ -3,7 +3,7 @@
 #   1. a fast mock upstream (MockUpstream.java) on 127.0.0.1:18500
 #   2. direct-to-mock: wrk at concurrency 1 and 32, and time to first token of streams
 #   3. the same through Tollgate (embedded PostgreSQL, every check on: key auth, hold and settle per request)
-# Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]
+# Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]  (WARMUP_SECONDS, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,9 +38,12 @@ ms() { # wrk duration (e.g. 512.00us, 1.20ms, 1.5s) -> milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v+0} else {sub(/s$/,"",v); print v*1000} }'
 }
 
-# warm both paths up
-run_wrk http://127.0.0.1:18500/v1/chat/completions - mock 8 >/dev/null
-run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 8 >/dev/null
+# Warm both paths up. The gateway needs about a minute of traffic on two cores before the JIT compiler is done
+# (measured with perf: until then the C2 compiler thread takes most of the CPU and doubles the latency).
+WARMUP=${WARMUP_SECONDS:-60}
+KEY=- MODEL=mock wrk -t2 -c8 -d10s -s bench/post.lua http://127.0.0.1:18500/v1/chat/completions >/dev/null
+KEY=$KEY MODEL=bench/mock wrk -t2 -c8 -d"${WARMUP}s" -s bench/post.lua http://127.0.0.1:18600/v1/chat/completions >/dev/null
+java bench/TtftProbe.java http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 2000 >/dev/null
 
 read -r d1_50 d1_99 d1_rps d1_err < <(run_wrk http://127.0.0.1:18500/v1/chat/completions - mock 1)
 read -r g1_50 g1_99 g1_rps g1_err < <(run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 1)
