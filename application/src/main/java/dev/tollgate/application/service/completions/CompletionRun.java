@@ -115,44 +115,61 @@ final class CompletionRun implements RunningCompletion {
         return "went silent for more than " + ctx.settings().idleTimeout().toSeconds() + " s";
     }
 
-    private synchronized void timedOut(Listener listener, String what) {
-        if (done || listener != current) {
-            return;
+    private void timedOut(Listener listener, String what) {
+        ModelProvider.UpstreamCall abandoned;
+        synchronized (this) {
+            if (done || listener != current) {
+                return;
+            }
+            if (idleArmed && idleExtensionNanos > 0) {
+                armTimer(idleExtensionNanos, listener, what); // output came since it was armed: not idle yet
+                return;
+            }
+            abandoned = call;
+            listener.failed(new ModelProvider.UpstreamFailure(504, true, false, null,
+                    "provider " + route.provider() + " " + what));
         }
-        if (idleArmed && idleExtensionNanos > 0) {
-            armTimer(idleExtensionNanos, listener, what); // output came since it was armed: not idle yet
-            return;
-        }
-        cancelCall();
-        listener.failed(new ModelProvider.UpstreamFailure(504, true, false, null,
-                "provider " + route.provider() + " " + what));
+        cancel(abandoned);
     }
 
-    private synchronized void maxDurationReached() {
-        if (done) {
-            return;
+    private void maxDurationReached() {
+        ModelProvider.UpstreamCall abandoned;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            abandoned = call;
+            finishWithFailure(new CompletionFailure(504, "api_error", "timeout", "The request exceeded the maximum "
+                    + "duration of " + ctx.settings().maxDuration().toMinutes() + " minutes", 0,
+                    !delivered.isEmpty()), partialUsage(), "failed");
         }
-        cancelCall();
-        finishWithFailure(new CompletionFailure(504, "api_error", "timeout", "The request exceeded the maximum "
-                + "duration of " + ctx.settings().maxDuration().toMinutes() + " minutes", 0, !delivered.isEmpty()),
-                partialUsage(), "failed");
+        cancel(abandoned);
     }
 
-    private void cancelCall() {
-        if (call != null) {
-            call.cancel();
+    /**
+     * Cancels an upstream call. Never called with this run's lock held: a provider delivers its events holding its
+     * own lock (and the HTTP client's internal ones) and then takes this run's lock, so cancelling it while holding
+     * ours would deadlock the two threads.
+     */
+    private static void cancel(ModelProvider.UpstreamCall abandoned) {
+        if (abandoned != null) {
+            abandoned.cancel();
         }
     }
 
     @Override
-    public synchronized void cancel() {
-        if (done) {
-            return;
+    public void cancel() {
+        ModelProvider.UpstreamCall abandoned;
+        synchronized (this) {
+            if (done) {
+                return;
+            }
+            done = true;
+            cancelTimers();
+            abandoned = call;
+            settle(partialUsage(), "cancelled");
         }
-        done = true;
-        cancelTimers();
-        cancelCall();
-        settle(partialUsage(), "cancelled");
+        cancel(abandoned);
     }
 
     private TokenUsage partialUsage() {

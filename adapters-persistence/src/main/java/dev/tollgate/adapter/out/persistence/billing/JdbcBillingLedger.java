@@ -64,6 +64,9 @@ public class JdbcBillingLedger implements BillingLedger {
     private static final long WAIT_SECONDS = 30;
     private static final int MAX_BATCH = 256;
     private static final int ATTEMPTS = 3;
+    private static final Duration SETTLEMENT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+    /** Waits between attempts of a settlement whose batch failed (database unavailable): about a minute in all. */
+    private static final long[] SETTLEMENT_BACKOFF_MILLIS = {100, 250, 500, 1000, 2000, 4000, 8000, 15000, 30000};
 
     private record Settled(OpenHold hold, long charge) {
     }
@@ -96,10 +99,11 @@ public class JdbcBillingLedger implements BillingLedger {
         // Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
         // constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
         // (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
-        List<String> session = List.of("SET synchronous_commit = off",
-                "SET statement_timeout = " + statementTimeout.toMillis());
-        this.holdConnection = new DedicatedConnection(pool, session);
-        this.settlementConnection = new DedicatedConnection(pool, session);
+        // A hold fails fast (the request gets 503, nothing goes upstream); a settlement may wait longer and is retried.
+        this.holdConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
+                "SET statement_timeout = " + statementTimeout.toMillis()));
+        this.settlementConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
+                "SET statement_timeout = " + SETTLEMENT_STATEMENT_TIMEOUT.toMillis()));
         this.clock = clock;
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();
@@ -133,9 +137,32 @@ public class JdbcBillingLedger implements BillingLedger {
         return outcome;
     }
 
+    /**
+     * Settles through the group commit; a batch that fails (database unavailable) is retried with backoff for about a
+     * minute, so an outage does not leave holds behind. After that the hold is left to the sweeper (released at no
+     * charge when its lease runs out) and this returns false.
+     */
     @Override
     public boolean settle(Settlement settlement) {
-        return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (RuntimeException e) {
+                if (attempt >= SETTLEMENT_BACKOFF_MILLIS.length) {
+                    LOG.error("Settlement of {} failed {} times; its hold is released at no charge when its lease "
+                            + "runs out: {}", settlement.requestId(), attempt + 1, e.getMessage());
+                    return false;
+                }
+                LOG.warn("Settlement of {} failed, retrying in {} ms: {}", settlement.requestId(),
+                        SETTLEMENT_BACKOFF_MILLIS[attempt], e.getMessage());
+                try {
+                    Thread.sleep(SETTLEMENT_BACKOFF_MILLIS[attempt]);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
     }
 
     // ---- holds ----

@@ -736,4 +736,68 @@ class JdbcBillingLedgerTest {
         assertConserved(payer.accountId(), 8_000_000);
         assertEquals(200_000, usage(payer.apiKeyId(), Instant.now()).total().micros());
     }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // G5: period boundaries
+
+    /**
+     * G5: 1,000 requests admitted in [T − 2 s, T + 2 s] around a daily, a weekly (Monday) and a monthly boundary,
+     * all settled after the boundary: each counts in exactly the window it was admitted in, to the millisecond; a
+     * lifetime limit never resets.
+     */
+    @Test
+    void g5ThousandRequestsAroundEachBoundaryCountInTheWindowTheyWereAdmittedIn() throws Exception {
+        record Boundary(LimitReset reset, Instant at) {
+        }
+        List<Boundary> boundaries = List.of(
+                new Boundary(LimitReset.DAILY, Instant.parse("2026-05-13T00:00:00Z")),    // a Wednesday
+                new Boundary(LimitReset.WEEKLY, Instant.parse("2026-05-18T00:00:00Z")),   // a Monday
+                new Boundary(LimitReset.MONTHLY, Instant.parse("2026-06-01T00:00:00Z")),  // a Monday too
+                new Boundary(null, Instant.parse("2026-07-01T00:00:00Z")));               // lifetime
+        java.util.Random random = new java.util.Random(5);
+        for (Boundary boundary : boundaries) {
+            Payer payer = newPayer(dollars("1000"), boundary.reset() == null
+                    ? SpendLimit.lifetime(dollars("500")) : new SpendLimit(dollars("500"), boundary.reset()));
+            Instant settledAt = boundary.at().plusSeconds(3);
+            AtomicLong before = new AtomicLong();
+            AtomicLong after = new AtomicLong();
+            List<Runnable> requests = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                // uniform in [T - 2 s, T + 2 s], plus the two instants that matter most: T - 1 ms and T
+                long offset = i == 0 ? -1 : i == 1 ? 0 : random.nextInt(4001) - 2000;
+                Instant admitted = boundary.at().plusMillis(offset);
+                long cost = 1 + random.nextInt(1000);
+                requests.add(() -> {
+                    String requestId = newRequestId();
+                    assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, Usd.ofMicros(cost),
+                            admitted)));
+                    assertTrue(ledger.settle(settlement(payer, requestId, Usd.ofMicros(cost), settledAt)));
+                    (admitted.isBefore(boundary.at()) ? before : after).addAndGet(cost);
+                });
+            }
+            assertNoneFailed(runConcurrently(8, requests), requests.size());
+
+            KeyUsage old = usage(payer.apiKeyId(), boundary.at().minusMillis(1));
+            KeyUsage fresh = usage(payer.apiKeyId(), boundary.at());
+            long total = before.get() + after.get();
+            assertEquals(total, fresh.total().micros(), "the lifetime total counts every request once");
+            assertEquals(total, old.total().micros());
+            if (boundary.reset() == null) {
+                continue; // nothing resets; the lifetime total is the whole check
+            }
+            Usd oldWindow = switch (boundary.reset()) {
+                case DAILY -> old.daily();
+                case WEEKLY -> old.weekly();
+                case MONTHLY -> old.monthly();
+            };
+            Usd newWindow = switch (boundary.reset()) {
+                case DAILY -> fresh.daily();
+                case WEEKLY -> fresh.weekly();
+                case MONTHLY -> fresh.monthly();
+            };
+            assertEquals(before.get(), oldWindow.micros(), boundary.reset() + ": admitted before " + boundary.at());
+            assertEquals(after.get(), newWindow.micros(), boundary.reset() + ": admitted at or after "
+                    + boundary.at() + " (usage resets at 00:00:00.000 UTC)");
+        }
+    }
 }
