@@ -71,6 +71,10 @@ public final class ScriptedModelProvider implements ModelProvider {
     }
 
     /** One upstream call, driven by the test. */
+    /**
+     * One call. Like a real provider it delivers events holding its own lock, and cancelling takes that lock too —
+     * so a caller that cancels while holding a lock the events need would deadlock, as it would in production.
+     */
     public static final class Call implements UpstreamCall {
         private final ProviderRoute route;
         private final ChatRequest request;
@@ -86,7 +90,7 @@ public final class ScriptedModelProvider implements ModelProvider {
         }
 
         @Override
-        public void cancel() {
+        public synchronized void cancel() {
             cancels++;
         }
 
@@ -106,26 +110,26 @@ public final class ScriptedModelProvider implements ModelProvider {
             return maxTokens;
         }
 
-        public Call firstByte() {
+        public synchronized Call firstByte() {
             listener.onFirstByte();
             return this;
         }
 
-        public Call delta(String text) {
+        public synchronized Call delta(String text) {
             listener.onDelta(text);
             return this;
         }
 
-        public Call toolCalls(String toolCallsJson) {
+        public synchronized Call toolCalls(String toolCallsJson) {
             listener.onToolCallDelta(toolCallsJson);
             return this;
         }
 
-        public void finish(String reason, TokenUsage reportedUsage) {
+        public synchronized void finish(String reason, TokenUsage reportedUsage) {
             listener.onFinish(reason, reportedUsage);
         }
 
-        public void fail(int status, boolean retryable, boolean rateLimited, Duration retryAfter) {
+        public synchronized void fail(int status, boolean retryable, boolean rateLimited, Duration retryAfter) {
             listener.onFailure(new UpstreamFailure(status, retryable, rateLimited, retryAfter,
                     "scripted HTTP " + status));
         }

@@ -932,4 +932,39 @@ class ChatCompletionServiceTest {
             assertEquals(0, timers.pending(), "every timer was cancelled");
         }
     }
+
+    @Test
+    void aClientLeavingWhileTheProviderDeliversAChunkDoesNotDeadlock() throws Exception {
+        // The provider holds its own lock while it delivers a chunk (which needs the run's lock); the client leaves
+        // at that moment (cancelling needs the provider's lock). Found by bench/chaos.sh: cancelling while holding
+        // the run's lock deadlocked the two threads.
+        Started started = start("test/solo", 50);
+        ScriptedModelProvider.Call call = alpha.onlyCall();
+        call.firstByte().delta("hello");
+        java.util.concurrent.CountDownLatch providerHoldsItsLock = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Thread> leaving = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread provider = new Thread(() -> {
+            synchronized (call) {
+                providerHoldsItsLock.countDown();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+                while (System.nanoTime() < deadline && (leaving.get() == null
+                        || leaving.get().getState() != Thread.State.BLOCKED)) {
+                    Thread.onSpinWait();
+                }
+                call.delta(" world"); // needs the run's lock
+            }
+        });
+        provider.start();
+        assertTrue(providerHoldsItsLock.await(5, java.util.concurrent.TimeUnit.SECONDS));
+        Thread client = new Thread(started.running()::cancel);
+        leaving.set(client);
+        client.start();
+
+        client.join(10_000);
+        provider.join(10_000);
+        assertFalse(client.isAlive() || provider.isAlive(), "the client's cancel and the provider's chunk deadlocked");
+        assertTrue(call.cancelled());
+        blocking.runAll();
+        assertEquals("cancelled", settledRow(started.requestId()).status());
+    }
 }
