@@ -100,7 +100,7 @@ public class Chaos {
                 models:
                   - id: chaos/mock
                     context-length: 8192
-                    max-output-tokens: 1000
+                    max-output-tokens: 4000
                     routes:
                       - provider: chaos
                         model: mock
@@ -195,7 +195,7 @@ public class Chaos {
     // The client side: one raw HTTP/1.1 exchange per trial, so an abort is a plain socket close.
 
     static Trial runTrial(int id, Mode mode, int instance, int[] ports, String key, long abortAfterMs) {
-        String body = "{\"model\":\"chaos/mock\",\"stream\":true,\"max_tokens\":1000,\"messages\":[{\"role\":\"user\","
+        String body = "{\"model\":\"chaos/mock\",\"stream\":true,\"max_tokens\":3000,\"messages\":[{\"role\":\"user\","
                 + "\"content\":\"chaos " + mode.name().toLowerCase() + " " + id + "\"}]}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         long startNanos = System.nanoTime();
@@ -395,6 +395,7 @@ public class Chaos {
     static boolean verify(String jdbc, List<Trial> trials, long creditMicros, String email, long lastRequestEnded)
             throws Exception {
         boolean ok = true;
+        Class.forName("org.postgresql.Driver"); // from the gateway's jar on the class path
         try (Connection db = DriverManager.getConnection(jdbc, "postgres", "")) {
             // G3: within the instance lease (15 s) + 10 s of the last request, no hold is open and nothing reserved.
             long deadline = lastRequestEnded + TimeUnit.SECONDS.toNanos(25);

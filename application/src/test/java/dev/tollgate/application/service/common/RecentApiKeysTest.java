@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.out.ApiKeyRepository;
+import dev.tollgate.application.testing.ForwardingApiKeyRepository;
 import dev.tollgate.application.testing.InMemoryApiKeyRepository;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.apikey.ApiKey;
@@ -17,7 +18,6 @@ import dev.tollgate.domain.shared.KeyName;
 import dev.tollgate.domain.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -29,31 +29,11 @@ class RecentApiKeysTest {
     private final MutableClock clock = new MutableClock(START);
     private final AtomicInteger reads = new AtomicInteger();
     private final InMemoryApiKeyRepository keys = new InMemoryApiKeyRepository();
-    private final ApiKeyRepository store = new ApiKeyRepository() {
-        @Override
-        public void insert(ApiKey key) {
-            keys.insert(key);
-        }
-
+    private final ApiKeyRepository store = new ForwardingApiKeyRepository(keys) {
         @Override
         public Optional<ApiKey> findByHash(KeyHash hash) {
             reads.incrementAndGet();
-            return keys.findByHash(hash);
-        }
-
-        @Override
-        public Optional<ApiKey> lockByHash(KeyHash hash) {
-            return keys.lockByHash(hash);
-        }
-
-        @Override
-        public List<ApiKey> listPage(AccountId accountId, boolean includeDisabled, int offset, int limit) {
-            return keys.listPage(accountId, includeDisabled, offset, limit);
-        }
-
-        @Override
-        public void update(ApiKey key) {
-            keys.update(key);
+            return super.findByHash(hash);
         }
     };
 

@@ -16,6 +16,7 @@ import dev.tollgate.application.port.in.keys.ListApiKeysQuery;
 import dev.tollgate.application.port.out.ApiKeyRepository;
 import dev.tollgate.application.service.common.RecentApiKeys;
 import dev.tollgate.application.service.common.SecretIssuer;
+import dev.tollgate.application.testing.ForwardingApiKeyRepository;
 import dev.tollgate.application.testing.PersistenceStores;
 import dev.tollgate.application.testing.SecretScan;
 import dev.tollgate.domain.account.Account;
@@ -63,39 +64,23 @@ class ApiKeyManagementServiceTest {
     private ManagementPrincipal stranger;
 
     /** Keeps every key handed to the store, so a test can inspect exactly what was written. */
-    private static final class RecordingApiKeyRepository implements ApiKeyRepository {
-        private final ApiKeyRepository delegate;
+    private static final class RecordingApiKeyRepository extends ForwardingApiKeyRepository {
         private final List<ApiKey> written = new ArrayList<>();
 
         RecordingApiKeyRepository(ApiKeyRepository delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public void insert(ApiKey key) {
             written.add(key);
-            delegate.insert(key);
-        }
-
-        @Override
-        public Optional<ApiKey> findByHash(KeyHash hash) {
-            return delegate.findByHash(hash);
-        }
-
-        @Override
-        public Optional<ApiKey> lockByHash(KeyHash hash) {
-            return delegate.lockByHash(hash);
-        }
-
-        @Override
-        public List<ApiKey> listPage(AccountId accountId, boolean includeDisabled, int offset, int limit) {
-            return delegate.listPage(accountId, includeDisabled, offset, limit);
+            super.insert(key);
         }
 
         @Override
         public void update(ApiKey key) {
             written.add(key);
-            delegate.update(key);
+            super.update(key);
         }
     }
 

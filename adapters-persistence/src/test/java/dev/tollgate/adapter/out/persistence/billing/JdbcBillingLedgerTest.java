@@ -114,6 +114,14 @@ class JdbcBillingLedgerTest {
         return new Payer(account, key.id(), key.hash());
     }
 
+    private List<Payer> keysWithoutLimit(Account account, int count) {
+        List<Payer> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(newKey(account.id(), null));
+        }
+        return keys;
+    }
+
     private Payer newPayer(Usd balance, SpendLimit limit) {
         return newKey(newAccount(balance).id(), limit);
     }
@@ -497,10 +505,7 @@ class JdbcBillingLedgerTest {
     @Test
     void g2ASharedBalanceIsNeverOverdrawnByConcurrentHoldsOnManyKeys() throws Exception {
         Account account = newAccount(dollars("5"));
-        List<Payer> keys = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            keys.add(newKey(account.id(), null));
-        }
+        List<Payer> keys = keysWithoutLimit(account, 10);
         Usd cost = dollars("0.05");
         AtomicInteger placed = new AtomicInteger();
         List<String> placedIds = Collections.synchronizedList(new ArrayList<>());
@@ -665,10 +670,7 @@ class JdbcBillingLedgerTest {
         JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
         try {
             Account account = newAccount(dollars("5"));
-            List<Payer> keys = new ArrayList<>();
-            for (int i = 0; i < 10; i++) {
-                keys.add(newKey(account.id(), null));
-            }
+            List<Payer> keys = keysWithoutLimit(account, 10);
             Usd cost = dollars("0.05");
             AtomicInteger placed = new AtomicInteger();
             List<Runnable> requests = new ArrayList<>();
