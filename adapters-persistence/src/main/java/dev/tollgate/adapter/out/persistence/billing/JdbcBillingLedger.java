@@ -86,7 +86,7 @@ public class JdbcBillingLedger implements BillingLedger {
     private final GroupCommit<HoldRequest, HoldOutcome> holds;
     private final GroupCommit<Settlement, Boolean> settlements;
     private final Object registration = new Object();
-    private ScheduledExecutorService upkeep;
+    private volatile ScheduledExecutorService upkeep;
 
     JdbcBillingLedger(TransactionOperations<Connection> transactions, DataSource dataSource,
             DataSourceResolver resolver, Clock clock,
@@ -456,6 +456,9 @@ public class JdbcBillingLedger implements BillingLedger {
 
     /** Registers this instance on its first hold (a CLI run never does) and starts renewing its lease. */
     private void registered() {
+        if (upkeep != null) {
+            return;
+        }
         synchronized (registration) {
             if (upkeep != null) {
                 return;

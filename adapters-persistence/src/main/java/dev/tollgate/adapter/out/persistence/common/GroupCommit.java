@@ -80,8 +80,13 @@ public final class GroupCommit<T, R> implements AutoCloseable {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new IllegalStateException("the " + name + " writer did not commit within "
-                        + unit.toMillis(timeout) + " ms");
+                // A batch already being written may still commit this item; one still queued is dropped.
+                IllegalStateException late = new IllegalStateException("the " + name + " writer did not commit "
+                        + "within " + unit.toMillis(timeout) + " ms");
+                if (own.result.completeExceptionally(late)) {
+                    throw late;
+                }
+                continue; // completed just now: report that
             }
             LockSupport.parkNanos(this, Math.min(left, NUDGE_NANOS));
             if (Thread.interrupted()) {
@@ -108,7 +113,9 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         List<Pending<T, R>> batch = new ArrayList<>();
         Pending<T, R> pending;
         while (batch.size() < maxBatch && (pending = queue.poll()) != null) {
-            batch.add(pending);
+            if (!pending.result.isDone()) { // its caller gave up waiting: not written
+                batch.add(pending);
+            }
         }
         if (batch.isEmpty()) {
             return;

@@ -91,10 +91,12 @@ class GroupCommitTest {
     }
 
     @Test
-    void aCallerWaitingBehindAStuckBatchGivesUpAtItsTimeout() throws Exception {
+    void aCallerWaitingBehindAStuckBatchGivesUpAtItsTimeoutAndItsItemIsNotWritten() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
+        List<Integer> written = Collections.synchronizedList(new ArrayList<>());
         GroupCommit<Integer, Integer> commit = new GroupCommit<>("test", 1, batch -> {
             release.await();
+            written.addAll(batch);
             return batch;
         });
         ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -105,6 +107,8 @@ class GroupCommitTest {
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
         release.countDown();
         assertEquals(1, stuck.get(10, TimeUnit.SECONDS));
+        assertEquals(3, commit.submit(3, 1, TimeUnit.SECONDS));
+        assertEquals(List.of(1, 3), written, "the abandoned item 2 was dropped, not written behind its caller's back");
         pool.shutdown();
     }
 }
