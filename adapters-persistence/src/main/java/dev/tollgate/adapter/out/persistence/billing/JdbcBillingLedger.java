@@ -101,9 +101,10 @@ public class JdbcBillingLedger implements BillingLedger {
         // (not of a gateway) can lose the last few hundred milliseconds of them, which then go unbilled.
         // A hold fails fast (the request gets 503, nothing goes upstream); a settlement may wait longer and is retried.
         this.holdConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
-                "SET statement_timeout = " + statementTimeout.toMillis()));
+                "SET statement_timeout = " + statementTimeout.toMillis()), statementTimeout.plusSeconds(1));
         this.settlementConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
-                "SET statement_timeout = " + SETTLEMENT_STATEMENT_TIMEOUT.toMillis()));
+                "SET statement_timeout = " + SETTLEMENT_STATEMENT_TIMEOUT.toMillis()),
+                SETTLEMENT_STATEMENT_TIMEOUT.plusSeconds(5));
         this.clock = clock;
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();

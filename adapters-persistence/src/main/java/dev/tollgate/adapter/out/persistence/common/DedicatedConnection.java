@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.persistence.common;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -21,16 +22,20 @@ public final class DedicatedConnection implements AutoCloseable {
 
     private final DataSource dataSource;
     private final List<String> sessionSettings;
+    private final int networkTimeoutMillis;
     private Connection connection;
 
     /**
      * @param sessionSettings {@code SET} statements for this connection's session (for example a
      *                        {@code statement_timeout}, so a stalled database fails a batch instead of holding its
      *                        callers); {@code RESET ALL} undoes them before the connection goes back to the pool
+     * @param networkTimeout  how long to wait for any answer from the server before the connection is dropped: a
+     *                        statement timeout cannot fire on a server that is stalled or unreachable
      */
-    public DedicatedConnection(DataSource dataSource, List<String> sessionSettings) {
+    public DedicatedConnection(DataSource dataSource, List<String> sessionSettings, Duration networkTimeout) {
         this.dataSource = dataSource;
         this.sessionSettings = List.copyOf(sessionSettings);
+        this.networkTimeoutMillis = (int) networkTimeout.toMillis();
     }
 
     /** Runs {@code work} and commits; on any failure rolls back, drops the connection and rethrows. */
@@ -50,6 +55,7 @@ public final class DedicatedConnection implements AutoCloseable {
         if (connection == null) {
             Connection fresh = dataSource.getConnection();
             try {
+                fresh.setNetworkTimeout(Runnable::run, networkTimeoutMillis); // the pool restores it on return
                 fresh.setAutoCommit(false);
                 try (var set = fresh.createStatement()) {
                     for (String setting : sessionSettings) {

@@ -143,8 +143,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         }
     }
 
+    /**
+     * The URL the gateway's pool uses: a connection attempt gives up after 2 s and a connection that gets no answer
+     * at all for 10 s (a stalled server) is dropped, so requests fail with 503 instead of hanging.
+     */
     public String jdbcUrl() {
-        return url(port, DATABASE);
+        return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10";
     }
 
     public String username() {
