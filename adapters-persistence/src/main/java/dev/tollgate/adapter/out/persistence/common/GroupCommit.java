@@ -89,9 +89,12 @@ public final class GroupCommit<T, R> implements AutoCloseable {
                 continue; // completed just now: report that
             }
             LockSupport.parkNanos(this, Math.min(left, NUDGE_NANOS));
-            if (Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the " + name + " writer");
+            if (Thread.currentThread().isInterrupted()) {
+                IllegalStateException interrupted = new IllegalStateException("interrupted while waiting for the "
+                        + name + " writer");
+                if (own.result.completeExceptionally(interrupted)) { // still queued: it will not be written
+                    throw interrupted;
+                }
             }
         }
         try {
