@@ -428,7 +428,10 @@ public class Chaos {
             int seen = 0;
             int missing = 0;
             for (Trial t : trials) {
-                if (t.requestId() != null) {
+                // Refusals before admission (503 database unavailable, 429, 4xx) never held anything: no ledger row.
+                boolean admitted = t.status() == 200 || t.status() == 502 || t.status() == 504
+                        || (t.status() == 0 && t.requestId() != null);
+                if (t.requestId() != null && admitted) {
                     seen++;
                     long[] row = ledger.get(t.requestId());
                     if (row == null || row[0] != 1) {
@@ -437,7 +440,7 @@ public class Chaos {
                 }
             }
             ok &= check(missing == 0, "G3 exactly one ledger row for each of the " + seen
-                    + " request ids clients saw (missing or duplicated: " + missing + ")");
+                    + " admitted requests whose id clients saw (missing or duplicated: " + missing + ")");
 
             long charged = single(db, "SELECT coalesce(sum(l.cost_micros), 0) FROM request_ledger l JOIN account a "
                     + "ON a.id = l.account_id WHERE a.email = '" + email + "'");
@@ -480,6 +483,10 @@ public class Chaos {
                     resets++;
                     if (row != null && row[1] == t.contentChunks() && t.errorEvents() == 1) {
                         resetsCharged++;
+                    } else {
+                        System.out.printf("  reset trial %d: %d error events, client got %d tokens, charged %s µUSD, "
+                                + "ledger status %s%n", t.id(), t.errorEvents(), t.contentChunks(),
+                                row == null ? "no row" : Long.toString(row[1]), statusOf.get(t.requestId()));
                     }
                 }
                 if (t.mode() == Mode.HANG && t.status() == 200) {
