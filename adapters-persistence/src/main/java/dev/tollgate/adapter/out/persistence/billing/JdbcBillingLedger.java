@@ -149,7 +149,7 @@ public class JdbcBillingLedger implements BillingLedger {
             try {
                 return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (RuntimeException e) {
-                if (attempt >= SETTLEMENT_BACKOFF_MILLIS.length) {
+                if (attempt >= SETTLEMENT_BACKOFF_MILLIS.length || settlements.isClosed()) {
                     LOG.error("Settlement of {} failed {} times; its hold is released at no charge when its lease "
                             + "runs out: {}", settlement.requestId(), attempt + 1, e.getMessage());
                     return false;

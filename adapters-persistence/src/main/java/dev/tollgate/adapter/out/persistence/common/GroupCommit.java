@@ -156,6 +156,10 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         closed = true;
     }
 
+    public boolean isClosed() {
+        return closed;
+    }
+
     /** Runs {@code task} while no batch is being written (tests and shutdown). */
     public void whileIdle(Runnable task) {
         writing.lock();
