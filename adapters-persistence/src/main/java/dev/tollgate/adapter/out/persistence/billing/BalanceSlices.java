@@ -21,10 +21,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BalanceSlices {
 
-    /** The unused part of one account's slice on this instance. Guarded by its own monitor. */
+    /**
+     * The unused part of one account's slice on this instance. Guarded by its own monitor. An empty slice that was
+     * idle is retired (taken out of the map, so accounts that stopped sending requests cost no memory); a caller
+     * that got hold of it just before then takes a fresh one.
+     */
     private static final class Slice {
         long available;
         long lastUsedNanos = System.nanoTime();
+        boolean retired;
     }
 
     private final TransactionOperations<Connection> transactions;
@@ -43,19 +48,24 @@ final class BalanceSlices {
      * False when the balance cannot cover it; nothing changes then.
      */
     boolean take(AccountId account, long amount) {
-        Slice slice = slices.computeIfAbsent(account.value(), a -> new Slice());
-        synchronized (slice) {
-            slice.lastUsedNanos = System.nanoTime();
-            if (slice.available >= amount) {
-                slice.available -= amount;
+        while (true) {
+            Slice slice = slices.computeIfAbsent(account.value(), a -> new Slice());
+            synchronized (slice) {
+                if (slice.retired) {
+                    continue;
+                }
+                slice.lastUsedNanos = System.nanoTime();
+                if (slice.available >= amount) {
+                    slice.available -= amount;
+                    return true;
+                }
+                long granted = grant(account.value(), amount - slice.available);
+                if (granted == 0) {
+                    return false;
+                }
+                slice.available += granted - amount;
                 return true;
             }
-            long granted = grant(account.value(), amount - slice.available);
-            if (granted == 0) {
-                return false;
-            }
-            slice.available += granted - amount;
-            return true;
         }
     }
 
@@ -64,9 +74,14 @@ final class BalanceSlices {
         if (amount <= 0) {
             return;
         }
-        Slice slice = slices.computeIfAbsent(account, a -> new Slice());
-        synchronized (slice) {
-            slice.available += amount;
+        while (true) {
+            Slice slice = slices.computeIfAbsent(account, a -> new Slice());
+            synchronized (slice) {
+                if (!slice.retired) {
+                    slice.available += amount;
+                    return;
+                }
+            }
         }
     }
 
@@ -135,7 +150,12 @@ final class BalanceSlices {
             Slice slice = entry.getValue();
             long amount;
             synchronized (slice) {
-                if (slice.available == 0 || now - slice.lastUsedNanos < idleNanos) {
+                if (now - slice.lastUsedNanos < idleNanos) {
+                    continue;
+                }
+                if (slice.available == 0) {
+                    slice.retired = true;
+                    slices.remove(entry.getKey(), slice);
                     continue;
                 }
                 amount = slice.available;
@@ -151,6 +171,11 @@ final class BalanceSlices {
                 throw e;
             }
         }
+    }
+
+    /** How many accounts this instance keeps a slice for (tests). */
+    int size() {
+        return slices.size();
     }
 
     /** The unused part of this instance's slice of an account (for tests and metrics). */

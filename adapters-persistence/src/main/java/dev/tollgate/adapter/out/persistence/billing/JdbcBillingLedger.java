@@ -660,6 +660,11 @@ public class JdbcBillingLedger implements BillingLedger {
         return slices.available(account);
     }
 
+    /** How many accounts this instance keeps a slice for (tests). */
+    int slicesKept() {
+        return slices.size();
+    }
+
     /** Gives every unused slice back to its account now (tests, shutdown). */
     void returnSlices() {
         slices.returnIdle(0);

@@ -289,6 +289,18 @@ class JdbcBillingLedgerTest {
         assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
         assertEquals(0, queryLong("SELECT amount_micros FROM balance_slice WHERE account_id = ?",
                 payer.accountId().value()));
+
+        // An empty idle slice is forgotten (no memory per account that stopped sending requests); the next hold of
+        // the account takes a fresh slice from the balance.
+        ledger.returnSlices();
+        assertEquals(0, ledger.unusedSlice(payer.accountId().value()));
+        int kept = ledger.slicesKept();
+        String later = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, later, dollars("0.5"), admitted)));
+        assertEquals(kept + 1, ledger.slicesKept());
+        assertEquals(4_000_000, available(payer.accountId()).micros());
+        assertTrue(ledger.settle(settlement(payer, later, Usd.ZERO, admitted.plusSeconds(1))));
+        assertEquals(4_500_000, available(payer.accountId()).micros());
     }
 
     @Test
