@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.common;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -38,5 +39,35 @@ class UnexpectedExceptionHandlerTest {
         SQLExceptionWrapper(SQLException cause) {
             super(cause);
         }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void anOutageAnswers503WithRetryAfterInTheEnvelopeOfEachSurface() {
+        UnexpectedExceptionHandler handler = new UnexpectedExceptionHandler(java.time.Clock.systemUTC());
+        RuntimeException outage = new IllegalStateException(
+                new SQLTransientConnectionException("Connection is not available, request timed out after 1000ms"));
+
+        io.micronaut.http.HttpResponse<?> model = handler.handle(
+                io.micronaut.http.HttpRequest.POST("/v1/chat/completions", ""), outage);
+        assertEquals(503, model.getStatus().getCode());
+        assertEquals("2", model.getHeaders().get("Retry-After"));
+        java.util.Map<String, Object> error = (java.util.Map<String, Object>)
+                ((java.util.Map<String, Object>) model.getBody().orElseThrow()).get("error");
+        assertEquals("service_unavailable", error.get("code"));
+        assertEquals("api_error", error.get("type"));
+        assertFalse(String.valueOf(error.get("message")).contains("Connection is not available"),
+                "no driver or pool detail reaches the client");
+
+        io.micronaut.http.HttpResponse<?> control = handler.handle(
+                io.micronaut.http.HttpRequest.GET("/api/v1/keys"), outage);
+        assertEquals(503, control.getStatus().getCode());
+        java.util.Map<String, Object> body = (java.util.Map<String, Object>) control.getBody().orElseThrow();
+        assertEquals(false, body.get("success"));
+        assertEquals(503, ((java.util.Map<String, Object>) body.get("error")).get("statusCode"));
+
+        io.micronaut.http.HttpResponse<?> bug = handler.handle(
+                io.micronaut.http.HttpRequest.GET("/v1/models"), new IllegalStateException("bug"));
+        assertEquals(500, bug.getStatus().getCode());
     }
 }

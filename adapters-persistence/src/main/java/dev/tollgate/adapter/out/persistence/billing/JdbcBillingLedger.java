@@ -287,7 +287,9 @@ public class JdbcBillingLedger implements BillingLedger {
             done.clear();
             Map<String, OpenHold> found = deleteHolds(connection,
                     batch.stream().map(Settlement::requestId).distinct().toList());
-            lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
+            if (!found.isEmpty()) { // repeated or swept settlements only: nothing to lock or write
+                lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
+            }
             List<Boolean> outcome = new ArrayList<>(batch.size());
             List<Settlement> written = new ArrayList<>();
             for (Settlement settlement : batch) {
