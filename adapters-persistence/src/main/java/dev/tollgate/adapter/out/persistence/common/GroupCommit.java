@@ -27,7 +27,13 @@ public final class GroupCommit<T, R> implements AutoCloseable {
         List<R> write(List<T> batch) throws Exception;
     }
 
-    private static final long NUDGE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * How long a waiter sleeps before it looks again on its own. Waiters are woken when their item is written and
+     * when a leader finishes (the head of the queue is told to lead the rest), so this is only a safety net — for a
+     * head that gave up waiting. Short nudges cost dearly: with a hundred callers waiting under load, a 1 ms nudge
+     * was 100,000 wake-ups a second, which took the CPU the writer needed and made the queue longer still.
+     */
+    private static final long NUDGE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private static final class Pending<T, R> {
         final T item;
