@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -172,6 +173,9 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     private List<HoldOutcome> writeHolds(List<HoldRequest> batch) throws SQLException {
+        if (insertUnlessLimited(batch)) {
+            return batch.stream().map(h -> HoldOutcome.PLACED).toList();
+        }
         return holdConnection.inTransaction(connection -> {
             Map<UUID, SpendLimit> limits = lockLimitedKeys(connection,
                     batch.stream().map(h -> h.apiKeyId().value()).distinct().toList());
@@ -210,6 +214,56 @@ public class JdbcBillingLedger implements BillingLedger {
             insertHolds(connection, placed);
             return outcomes;
         });
+    }
+
+    /**
+     * The common case in one round trip: when no key of the batch has a limit there is nothing to check, and the
+     * holds are inserted by a single statement that commits on its own. Returns false (and inserts nothing) when a
+     * key has a limit; the batch then takes the locking path.
+     */
+    private boolean insertUnlessLimited(List<HoldRequest> batch) throws SQLException {
+        int inserted = holdConnection.autoCommitted(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_hold (request_id, "
+                    + "account_id, api_key_id, amount_micros, admitted_at, lease_until, instance_id) "
+                    + "SELECT h.*, ? FROM unnest(?::text[], ?::uuid[], ?::uuid[], ?::int8[], ?::timestamptz[], "
+                    + "?::timestamptz[]) AS h WHERE NOT EXISTS (SELECT 1 FROM api_key "
+                    + "WHERE id = ANY (?::uuid[]) AND limit_micros IS NOT NULL)")) {
+                int n = batch.size();
+                Object[] requestIds = new Object[n];
+                Object[] accounts = new Object[n];
+                Object[] keys = new Object[n];
+                Object[] amounts = new Object[n];
+                Object[] admitted = new Object[n];
+                Object[] leases = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    HoldRequest hold = batch.get(i);
+                    requestIds[i] = hold.requestId();
+                    accounts[i] = hold.accountId().value();
+                    keys[i] = hold.apiKeyId().value();
+                    amounts[i] = hold.amount().micros();
+                    admitted[i] = timestamp(hold.admittedAt());
+                    leases[i] = timestamp(hold.leaseUntil());
+                }
+                insert.setString(1, instanceId);
+                insert.setArray(2, connection.createArrayOf("text", requestIds));
+                insert.setArray(3, connection.createArrayOf("uuid", accounts));
+                insert.setArray(4, connection.createArrayOf("uuid", keys));
+                insert.setArray(5, connection.createArrayOf("int8", amounts));
+                insert.setArray(6, connection.createArrayOf("text", admitted));
+                insert.setArray(7, connection.createArrayOf("text", leases));
+                insert.setArray(8, connection.createArrayOf("uuid", keys));
+                return insert.executeUpdate();
+            }
+        });
+        if (inserted != 0 && inserted != batch.size()) {
+            throw new IllegalStateException("inserted " + inserted + " of " + batch.size() + " holds");
+        }
+        return inserted == batch.size();
+    }
+
+    /** An instant as PostgreSQL reads a timestamptz, to the microsecond it stores. */
+    private static String timestamp(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.MICROS).toString();
     }
 
     private static Window window(UUID key, SpendLimit limit, Instant at) {

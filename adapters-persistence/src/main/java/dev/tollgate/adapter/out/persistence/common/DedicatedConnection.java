@@ -51,6 +51,23 @@ public final class DedicatedConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work} in auto-commit mode: each statement commits on its own, so a single statement costs one round
+     * trip (no separate COMMIT). On any failure drops the connection and rethrows.
+     */
+    public <R> R autoCommitted(Work<R> work) throws SQLException {
+        Connection current = open();
+        try {
+            current.setAutoCommit(true);
+            R result = work.run(current);
+            current.setAutoCommit(false);
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            discard();
+            throw e;
+        }
+    }
+
     private Connection open() throws SQLException {
         if (connection == null) {
             Connection fresh = dataSource.getConnection();
@@ -77,6 +94,9 @@ public final class DedicatedConnection implements AutoCloseable {
             return;
         }
         try {
+            if (connection.getAutoCommit()) {
+                connection.setAutoCommit(false);
+            }
             connection.rollback();
             try (var reset = connection.createStatement()) {
                 reset.execute("RESET ALL");
