@@ -3,6 +3,7 @@ package dev.tollgate.bootstrap.wiring;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.catalog.FileModelCatalog;
 import dev.tollgate.adapter.out.upstream.common.ConfiguredModelProviders;
+import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
 import dev.tollgate.application.port.out.BillingLedger;
@@ -20,6 +21,9 @@ import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.http.netty.channel.EventLoopGroupFactory;
+import io.micronaut.http.netty.channel.EventLoopGroupRegistry;
+import io.micronaut.http.netty.channel.NettyChannelType;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.scheduling.TaskExecutors;
 import jakarta.inject.Named;
@@ -74,12 +78,21 @@ public class CompletionsFactory {
         return timers;
     }
 
+    /** Upstream calls run on the server's own event loops: an answer is passed on without a thread hand-off. */
+    @Singleton
+    @Bean(preDestroy = "close")
+    UpstreamHttp upstreamHttp(EventLoopGroupRegistry loops, EventLoopGroupFactory transports,
+            @Value("${tollgate.upstream.pool-idle-timeout:30s}") Duration idleTimeout) {
+        return new UpstreamHttp(loops.getDefaultEventLoopGroup(), transports.channelClass(NettyChannelType.CLIENT_SOCKET),
+                idleTimeout);
+    }
+
     /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */
     @Context
     ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens, JsonMapper json,
-            @Named("upstream-timers") ScheduledExecutorService timers) {
+            @Named("upstream-timers") ScheduledExecutorService timers, UpstreamHttp http) {
         CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));
-        return new ConfiguredModelProviders(catalog, tokens, timers, json);
+        return new ConfiguredModelProviders(catalog, tokens, timers, http, json);
     }
 
     @Singleton

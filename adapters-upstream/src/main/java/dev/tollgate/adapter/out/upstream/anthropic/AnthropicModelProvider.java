@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
 import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
+import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
@@ -11,9 +12,8 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,16 +34,18 @@ public final class AnthropicModelProvider implements ModelProvider {
     private final URI endpoint;
     private final String apiKey;
     private final String version;
-    private final HttpClient client;
+    private final UpstreamHttp http;
+    private final Duration connectTimeout;
     private final JsonMapper json;
 
-    public AnthropicModelProvider(CatalogFile.ProviderSettings settings, JsonMapper json) {
+    public AnthropicModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
         this.endpoint = URI.create(settings.string("base-url", "https://api.anthropic.com").replaceAll("/+$", "")
                 + "/v1/messages");
         this.apiKey = StreamDecoderBase.apiKey(settings);
         this.version = settings.string("anthropic-version", "2023-06-01");
-        this.client = StreamDecoderBase.client(settings);
+        this.http = http;
+        this.connectTimeout = StreamDecoderBase.connectTimeout(settings);
         this.json = json;
     }
 
@@ -62,15 +64,15 @@ public final class AnthropicModelProvider implements ModelProvider {
                     "cannot translate the request for " + name + ": " + e.getMessage()));
             return () -> { };
         }
-        HttpRequest.Builder http = HttpRequest.newBuilder(endpoint)
-                .header("Content-Type", "application/json")
-                .header("Accept", "text/event-stream")
-                .header("anthropic-version", version)
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Accept", "text/event-stream");
+        headers.put("anthropic-version", version);
         if (apiKey != null && !apiKey.isBlank()) {
-            http.header("x-api-key", apiKey);
+            headers.put("x-api-key", apiKey);
         }
-        return StreamingExchange.send(client, http.build(), listener, new EventDecoder(listener));
+        return http.post(endpoint, headers, body.getBytes(StandardCharsets.UTF_8), connectTimeout, listener,
+                new EventDecoder(listener));
     }
 
     /** Reads Anthropic's typed SSE events; exactly one terminal listener event. */

@@ -19,12 +19,12 @@ public final class ConfiguredModelProviders implements ModelProviders {
     private final Map<String, ModelProvider> providers = new LinkedHashMap<>();
 
     public ConfiguredModelProviders(CatalogFile catalog, TokenCounter tokens, ScheduledExecutorService scheduler,
-            JsonMapper json) {
+            UpstreamHttp http, JsonMapper json) {
         for (CatalogFile.ProviderSettings settings : catalog.providers().values()) {
             ModelProvider provider = switch (settings.type()) {
                 case "simulator" -> new SimulatorModelProvider(settings, tokens, scheduler);
-                case "openai" -> new OpenAiCompatibleModelProvider(settings, json);
-                case "anthropic" -> new AnthropicModelProvider(settings, json);
+                case "openai" -> new OpenAiCompatibleModelProvider(settings, http, json);
+                case "anthropic" -> new AnthropicModelProvider(settings, http, json);
                 default -> throw new IllegalArgumentException("provider " + settings.name() + ": unknown type '"
                         + settings.type() + "' (known: simulator, openai, anthropic)");
             };

@@ -2,7 +2,6 @@ package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.application.port.out.ModelProvider;
-import java.net.http.HttpClient;
 import java.time.Duration;
 
 /**
@@ -22,16 +21,9 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         this.listener = listener;
     }
 
-    /**
-     * The JDK client every HTTP provider uses: HTTP/1.1, connect timeout from {@code connect-timeout-ms}. Response
-     * events run on the client's default executor, not inline on its selector thread: an event handler that has to
-     * wait for a lock would otherwise stop the I/O of every upstream call of the process.
-     */
-    public static HttpClient client(CatalogFile.ProviderSettings settings) {
-        return HttpClient.newBuilder()
-                .connectTimeout(Duration.ofMillis(settings.number("connect-timeout-ms", 5000)))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build();
+    /** How long to wait for a connection to the provider: {@code connect-timeout-ms}, default 5000. */
+    public static Duration connectTimeout(CatalogFile.ProviderSettings settings) {
+        return Duration.ofMillis(settings.number("connect-timeout-ms", 5000));
     }
 
     /** The API key from the environment variable named by {@code api-key-env}, or null. */

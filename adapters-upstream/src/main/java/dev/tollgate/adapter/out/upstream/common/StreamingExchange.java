@@ -1,17 +1,10 @@
 package dev.tollgate.adapter.out.upstream.common;
 
-import dev.tollgate.application.port.out.ModelProvider;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * Upstream adapter support: one streaming HTTP exchange on the JDK client. A 200 is read line by line as bytes
- * arrive and handed to a {@link Decoder}; any other status is read whole and reported as a rejection; transport
- * errors are reported once. Cancelling closes the upstream connection at once.
+ * Upstream adapter support: what a provider's decoder of one streaming HTTP exchange ({@link UpstreamHttp}) hears,
+ * and helpers to read an upstream's answer.
  */
 public final class StreamingExchange {
 
@@ -32,33 +25,6 @@ public final class StreamingExchange {
 
         /** The caller cancelled: report nothing more. */
         void cancelled();
-    }
-
-    public static ModelProvider.UpstreamCall send(HttpClient client, HttpRequest request,
-            ModelProvider.UpstreamListener listener, Decoder decoder) {
-        SseLineSubscriber subscriber = new SseLineSubscriber(decoder::line, decoder::ended);
-        CompletableFuture<HttpResponse<Void>> response = client.sendAsync(request, info -> {
-            if (info.statusCode() != 200) {
-                return HttpResponse.BodySubscribers.mapping(
-                        HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8), text -> {
-                            decoder.rejected(info.statusCode(), info.headers().firstValue("Retry-After").orElse(null),
-                                    text);
-                            return null;
-                        });
-            }
-            listener.onFirstByte();
-            return HttpResponse.BodySubscribers.fromSubscriber(subscriber, s -> null);
-        });
-        response.whenComplete((r, error) -> {
-            if (error != null) {
-                decoder.transportFailed(error);
-            }
-        });
-        return () -> {
-            decoder.cancelled();
-            subscriber.cancel();
-            response.cancel(true);
-        };
     }
 
     /** A positive {@code Retry-After} in seconds, or null (absent, zero, or an HTTP date). */

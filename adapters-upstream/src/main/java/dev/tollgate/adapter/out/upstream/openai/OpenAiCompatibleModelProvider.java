@@ -2,7 +2,7 @@ package dev.tollgate.adapter.out.upstream.openai;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
-import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
+import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
@@ -12,9 +12,8 @@ import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +23,8 @@ import java.util.Map;
  * Groq, Together, OpenRouter, …). Always streams from upstream ({@code stream_options.include_usage}) and passes
  * deltas on as they arrive, so the first token reaches the client before the upstream finishes.
  *
- * <p>Uses the JDK {@link HttpClient} with a body publisher: cancelling its subscription closes the upstream
- * connection at once, which the Micronaut client (it drains the body to reuse the connection) does not do
- * (docs/decisions.md). Settings: {@code base-url} (e.g. {@code https://api.openai.com/v1}), {@code api-key-env}
+ * <p>Streams through {@link UpstreamHttp}: cancelling closes the upstream connection at once, which the Micronaut
+ * client (it drains the body to reuse the connection) does not do (docs/decisions.md). Settings: {@code base-url} (e.g. {@code https://api.openai.com/v1}), {@code api-key-env}
  * (name of the environment variable holding the key; optional), {@code connect-timeout-ms} (default 5000).
  */
 public final class OpenAiCompatibleModelProvider implements ModelProvider {
@@ -34,10 +32,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     private final String name;
     private final URI endpoint;
     private final String apiKey;
-    private final HttpClient client;
+    private final UpstreamHttp http;
+    private final Duration connectTimeout;
     private final JsonMapper json;
 
-    public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, JsonMapper json) {
+    public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
         String base = settings.string("base-url", null);
         if (base == null) {
@@ -45,7 +44,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         }
         this.endpoint = URI.create(base.replaceAll("/+$", "") + "/chat/completions");
         this.apiKey = StreamDecoderBase.apiKey(settings);
-        this.client = StreamDecoderBase.client(settings);
+        this.http = http;
+        this.connectTimeout = StreamDecoderBase.connectTimeout(settings);
         this.json = json;
     }
 
@@ -56,14 +56,14 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
     @Override
     public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
-        HttpRequest.Builder http = HttpRequest.newBuilder(endpoint)
-                .header("Content-Type", "application/json")
-                .header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(body(route, request, maxTokens), StandardCharsets.UTF_8));
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", "application/json");
+        headers.put("Accept", "text/event-stream");
         if (apiKey != null && !apiKey.isBlank()) {
-            http.header("Authorization", "Bearer " + apiKey);
+            headers.put("Authorization", "Bearer " + apiKey);
         }
-        return StreamingExchange.send(client, http.build(), listener, new StreamDecoder(listener));
+        return http.post(endpoint, headers, body(route, request, maxTokens).getBytes(StandardCharsets.UTF_8),
+                connectTimeout, listener, new StreamDecoder(listener));
     }
 
     private String body(ProviderRoute route, ChatRequest request, int maxTokens) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
+import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ModelId;
@@ -31,9 +32,9 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Override
-    protected ModelProvider provider(String baseUrl, JsonMapper json) {
+    protected ModelProvider provider(String baseUrl, UpstreamHttp http, JsonMapper json) {
         return new AnthropicModelProvider(new CatalogFile.ProviderSettings("stub", "anthropic",
-                Map.of("base-url", baseUrl)), json);
+                Map.of("base-url", baseUrl)), http, json);
     }
 
     @Override

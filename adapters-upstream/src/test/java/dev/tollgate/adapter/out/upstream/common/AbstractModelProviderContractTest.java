@@ -43,7 +43,7 @@ public abstract class AbstractModelProviderContractTest {
     /** The request path the provider posts to, e.g. {@code /v1/chat/completions}. */
     protected abstract String path();
 
-    protected abstract ModelProvider provider(String baseUrl, JsonMapper json);
+    protected abstract ModelProvider provider(String baseUrl, UpstreamHttp http, JsonMapper json);
 
     /** SSE data payloads answering with {@code pieces} of text, then the finish and usage (5 in, 2 out). */
     protected abstract List<String> textStream(List<String> pieces);
@@ -68,6 +68,7 @@ public abstract class AbstractModelProviderContractTest {
     private final AtomicReference<Handler> handler = new AtomicReference<>();
     private final AtomicReference<String> lastBody = new AtomicReference<>();
     private ModelProvider provider;
+    private UpstreamHttp http;
 
     interface Handler {
         void handle(HttpExchange exchange) throws IOException, InterruptedException;
@@ -94,11 +95,13 @@ public abstract class AbstractModelProviderContractTest {
         });
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         server.start();
-        provider = provider("http://127.0.0.1:" + server.getAddress().getPort(), JsonMapper.createDefault());
+        http = UpstreamHttp.standalone();
+        provider = provider("http://127.0.0.1:" + server.getAddress().getPort(), http, JsonMapper.createDefault());
     }
 
     @AfterEach
     void stop() {
+        http.close();
         server.stop(0);
     }
 
@@ -216,7 +219,7 @@ public abstract class AbstractModelProviderContractTest {
     void anUnreachableUpstreamIsARetryableFailure() throws Exception {
         int port = server.getAddress().getPort();
         server.stop(0);
-        ModelProvider unreachable = provider("http://127.0.0.1:" + port, JsonMapper.createDefault());
+        ModelProvider unreachable = provider("http://127.0.0.1:" + port, http, JsonMapper.createDefault());
         Recorder recorder = new Recorder();
         unreachable.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
+import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import io.micronaut.json.JsonMapper;
 import java.util.ArrayList;
@@ -19,9 +20,9 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     }
 
     @Override
-    protected ModelProvider provider(String baseUrl, JsonMapper json) {
+    protected ModelProvider provider(String baseUrl, UpstreamHttp http, JsonMapper json) {
         return new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("stub", "openai",
-                Map.of("base-url", baseUrl + "/v1/")), json);
+                Map.of("base-url", baseUrl + "/v1/")), http, json);
     }
 
     @Override

@@ -1,0 +1,444 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import dev.tollgate.application.port.out.ModelProvider;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.pool.AbstractChannelPoolHandler;
+import io.netty.channel.pool.ChannelHealthChecker;
+import io.netty.channel.pool.ChannelPool;
+import io.netty.channel.pool.SimpleChannelPool;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.resolver.AddressResolver;
+import io.netty.resolver.AddressResolverGroup;
+import io.netty.resolver.InetNameResolver;
+import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.ReferenceCountUtil;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.net.URI;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * Upstream adapter support: the HTTP/1.1 client every HTTP provider streams through, on Netty's event loops (the
+ * gateway's own, so an upstream answer is read and passed on without a thread hand-off). Keep-alive connections are
+ * pooled per origin; a 200 is read line by line as bytes arrive and handed to a {@link StreamingExchange.Decoder};
+ * any other status is read (up to 64 KiB) and reported as a rejection; transport errors are reported once.
+ * Cancelling closes the upstream connection at once (docs/decisions.md, "Upstream HTTP client").
+ *
+ * <p>A pooled connection the server closed while it was idle fails the next request before any answer; such a
+ * request is sent again on another connection (nothing reached the provider's model).
+ */
+public final class UpstreamHttp implements AutoCloseable {
+
+    private static final int MAX_ERROR_BODY = 64 * 1024;
+    private static final int MAX_STALE_RETRIES = 4;
+    private static final AttributeKey<Integer> USES = AttributeKey.valueOf("tollgate.upstream.uses");
+    private static final String EXCHANGE = "exchange";
+
+    private record Origin(boolean tls, String host, int port, int connectTimeoutMillis) {
+    }
+
+    private final EventLoopGroup group;
+    private final Class<? extends Channel> channelType;
+    private final boolean ownsGroup;
+    private final Duration idleTimeout;
+    private final Map<Origin, ChannelPool> pools = new ConcurrentHashMap<>();
+    private volatile SslContext ssl;
+
+    /**
+     * @param group       the event loops the connections live on
+     * @param channelType the client socket channel type of that group's transport
+     * @param idleTimeout how long an unused pooled connection stays open
+     */
+    public UpstreamHttp(EventLoopGroup group, Class<? extends Channel> channelType, Duration idleTimeout) {
+        this(group, channelType, idleTimeout, false);
+    }
+
+    private UpstreamHttp(EventLoopGroup group, Class<? extends Channel> channelType, Duration idleTimeout,
+            boolean ownsGroup) {
+        this.group = group;
+        this.channelType = channelType;
+        this.idleTimeout = idleTimeout;
+        this.ownsGroup = ownsGroup;
+    }
+
+    /** A client with an event loop of its own (tools and tests); {@link #close()} stops it. */
+    public static UpstreamHttp standalone() {
+        return new UpstreamHttp(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()),
+                NioSocketChannel.class, Duration.ofSeconds(30), true);
+    }
+
+    /**
+     * POSTs {@code body} to {@code uri} and streams the answer into {@code decoder}; {@code listener} hears the
+     * first byte of a 200. Returns the handle that cancels the call.
+     */
+    public ModelProvider.UpstreamCall post(URI uri, Map<String, String> headers, byte[] body,
+            Duration connectTimeout, ModelProvider.UpstreamListener listener, StreamingExchange.Decoder decoder) {
+        boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+        int port = uri.getPort() > 0 ? uri.getPort() : tls ? 443 : 80;
+        Origin origin = new Origin(tls, uri.getHost(), port, (int) connectTimeout.toMillis());
+        Exchange exchange = new Exchange(pools.computeIfAbsent(origin, this::pool), uri, headers, body, listener,
+                decoder);
+        exchange.start();
+        return exchange;
+    }
+
+    private ChannelPool pool(Origin origin) {
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(channelType)
+                .remoteAddress(InetSocketAddress.createUnresolved(origin.host(), origin.port()))
+                .resolver(OffLoopResolver.GROUP)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, origin.connectTimeoutMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true);
+        return new SimpleChannelPool(bootstrap, new AbstractChannelPoolHandler() {
+            @Override
+            public void channelCreated(Channel channel) throws SSLException {
+                channel.attr(USES).set(0);
+                if (origin.tls()) {
+                    SslHandler handler = sslContext().newHandler(channel.alloc(), origin.host(), origin.port());
+                    SSLParameters parameters = handler.engine().getSSLParameters();
+                    parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                    handler.engine().setSSLParameters(parameters);
+                    channel.pipeline().addLast("tls", handler);
+                }
+                channel.pipeline()
+                        .addLast("http", new HttpClientCodec())
+                        .addLast("idle", new IdleStateHandler(0, 0, idleTimeout.toMillis(), TimeUnit.MILLISECONDS))
+                        .addLast("idle-close", new IdleClose());
+            }
+        }, ChannelHealthChecker.ACTIVE, true, true);
+    }
+
+    private SslContext sslContext() throws SSLException {
+        SslContext context = ssl;
+        if (context == null) {
+            synchronized (this) {
+                if (ssl == null) {
+                    ssl = SslContextBuilder.forClient().build();
+                }
+                context = ssl;
+            }
+        }
+        return context;
+    }
+
+    @Override
+    public void close() {
+        pools.values().forEach(ChannelPool::close);
+        pools.clear();
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Looks host names up off the event loops: the JDK's lookup blocks, and these event loops also serve the
+     * gateway's clients. Addresses written as IP literals need no lookup.
+     */
+    private static final class OffLoopResolver extends InetNameResolver {
+        static final AddressResolverGroup<InetSocketAddress> GROUP = new AddressResolverGroup<>() {
+            @Override
+            protected AddressResolver<InetSocketAddress> newResolver(EventExecutor executor) {
+                return new OffLoopResolver(executor).asAddressResolver();
+            }
+        };
+        private static final Executor LOOKUPS = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "upstream-dns");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+        OffLoopResolver(EventExecutor executor) {
+            super(executor);
+        }
+
+        @Override
+        protected void doResolve(String host, Promise<InetAddress> promise) {
+            lookUp(host, promise, () -> InetAddress.getByName(host));
+        }
+
+        @Override
+        protected void doResolveAll(String host, Promise<List<InetAddress>> promise) {
+            lookUp(host, promise, () -> Arrays.asList(InetAddress.getAllByName(host)));
+        }
+
+        private interface Lookup<T> {
+            T run() throws UnknownHostException;
+        }
+
+        private static <T> void lookUp(String host, Promise<T> promise, Lookup<T> lookup) {
+            Runnable task = () -> {
+                try {
+                    promise.trySuccess(lookup.run());
+                } catch (UnknownHostException | RuntimeException e) {
+                    promise.tryFailure(e);
+                }
+            };
+            if (NetUtil.isValidIpV4Address(host) || NetUtil.isValidIpV6Address(host)) {
+                task.run();
+            } else {
+                LOOKUPS.execute(task);
+            }
+        }
+    }
+
+    /** Closes a pooled connection nobody used for the idle timeout; a connection in use is left alone. */
+    private static final class IdleClose extends ChannelDuplexHandler {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+            if (event instanceof IdleStateEvent && ctx.pipeline().get(EXCHANGE) == null) {
+                ctx.close();
+                return;
+            }
+            super.userEventTriggered(ctx, event);
+        }
+    }
+
+    /**
+     * One request and its answer; the handler sits in the connection's pipeline while the exchange runs. Sharable
+     * only in Netty's sense: a request sent again after a dropped connection moves it to the new connection's
+     * pipeline; it is never in two at once.
+     */
+    @ChannelHandler.Sharable
+    private static final class Exchange extends ChannelInboundHandlerAdapter implements ModelProvider.UpstreamCall {
+        private final ChannelPool pool;
+        private final URI uri;
+        private final Map<String, String> headers;
+        private final byte[] body;
+        private final ModelProvider.UpstreamListener listener;
+        private final StreamingExchange.Decoder decoder;
+        private final SseLineSplitter lines;
+        private volatile boolean cancelled;
+        private volatile Channel channel;
+        // the fields below are used on the connection's event loop only
+        private int staleRetries;
+        private boolean reused;
+        private boolean answered;
+        private boolean finished;
+        private int status;
+        private String retryAfter;
+        private boolean keepAlive;
+        private ByteArrayOutputStream errorBody;
+        private Throwable failure;
+
+        Exchange(ChannelPool pool, URI uri, Map<String, String> headers, byte[] body,
+                ModelProvider.UpstreamListener listener, StreamingExchange.Decoder decoder) {
+            this.pool = pool;
+            this.uri = uri;
+            this.headers = headers;
+            this.body = body;
+            this.listener = listener;
+            this.decoder = decoder;
+            this.lines = new SseLineSplitter(decoder::line);
+        }
+
+        void start() {
+            pool.acquire().addListener(acquired -> {
+                if (!acquired.isSuccess()) {
+                    decoder.transportFailed(acquired.cause());
+                    return;
+                }
+                Channel ch = (Channel) acquired.getNow();
+                if (ch.eventLoop().inEventLoop()) {
+                    send(ch);
+                } else {
+                    ch.eventLoop().execute(() -> send(ch));
+                }
+            });
+        }
+
+        private void send(Channel ch) {
+            int uses = ch.attr(USES).get() + 1;
+            ch.attr(USES).set(uses);
+            reused = uses > 1;
+            answered = false;
+            failure = null;
+            channel = ch;
+            if (cancelled) { // cancel() may have missed this channel
+                ch.close();
+                return;
+            }
+            try {
+                ch.pipeline().addLast(EXCHANGE, this);
+            } catch (RuntimeException e) { // never expected; the call must still end
+                ch.close();
+                finished = true;
+                decoder.transportFailed(e);
+                return;
+            }
+            ch.writeAndFlush(request()).addListener(written -> {
+                if (!written.isSuccess()) {
+                    failure = written.cause();
+                    ch.close();
+                }
+            });
+        }
+
+        private FullHttpRequest request() {
+            String target = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+            if (uri.getRawQuery() != null) {
+                target += "?" + uri.getRawQuery();
+            }
+            FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, target,
+                    Unpooled.wrappedBuffer(body));
+            int defaultPort = "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+            request.headers().set(HttpHeaderNames.HOST, uri.getPort() > 0 && uri.getPort() != defaultPort
+                    ? uri.getHost() + ":" + uri.getPort() : uri.getHost());
+            headers.forEach((name, value) -> request.headers().set(name, value));
+            request.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            return request;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                if (finished || cancelled) {
+                    return;
+                }
+                if (msg instanceof HttpResponse response) {
+                    if (response.status().code() < 200) {
+                        return; // an interim answer (100 Continue): the real one follows
+                    }
+                    answered = true;
+                    status = response.status().code();
+                    retryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
+                    keepAlive = HttpUtil.isKeepAlive(response);
+                    if (status == 200) {
+                        listener.onFirstByte();
+                    } else {
+                        errorBody = new ByteArrayOutputStream();
+                    }
+                }
+                if (msg instanceof HttpContent content && answered) {
+                    ByteBuf bytes = content.content();
+                    if (status == 200) {
+                        if (!lines.feed(bytes)) {
+                            failure = new IOException("a line of the stream is longer than "
+                                    + SseLineSplitter.MAX_LINE + " bytes");
+                            finished = true;
+                            ctx.close();
+                            decoder.ended();
+                            return;
+                        }
+                    } else {
+                        int room = MAX_ERROR_BODY - errorBody.size();
+                        int take = Math.min(room, bytes.readableBytes());
+                        if (take > 0) {
+                            byte[] chunk = new byte[take];
+                            bytes.readBytes(chunk);
+                            errorBody.write(chunk, 0, take);
+                        }
+                    }
+                    if (msg instanceof LastHttpContent) {
+                        complete(ctx);
+                    }
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        /** The whole answer arrived: the connection goes back to the pool (or is closed), then the decoder hears. */
+        private void complete(ChannelHandlerContext ctx) {
+            finished = true;
+            Channel ch = ctx.channel();
+            ctx.pipeline().remove(this);
+            if (keepAlive && !cancelled) {
+                pool.release(ch);
+            } else {
+                ch.close();
+            }
+            if (status == 200) {
+                lines.finish();
+                decoder.ended();
+            } else {
+                decoder.rejected(status, retryAfter, errorBody.toString(StandardCharsets.UTF_8));
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (failure == null) {
+                failure = cause;
+            }
+            ctx.close();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (finished || cancelled) {
+                return;
+            }
+            if (!answered && reused && staleRetries < MAX_STALE_RETRIES) {
+                // A kept-alive connection the server had closed: the request never reached it. Send it again.
+                staleRetries++;
+                ctx.pipeline().remove(this);
+                start();
+                return;
+            }
+            finished = true;
+            if (answered && status == 200) {
+                decoder.ended(); // cut off: the decoder decides whether the answer was complete
+                return;
+            }
+            Throwable cause = failure != null ? failure
+                    : new ClosedChannelException();
+            decoder.transportFailed(answered ? new IOException("the connection closed in the middle of an answer",
+                    cause) : new IOException("the connection closed before an answer", cause));
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            decoder.cancelled();
+            Channel ch = channel;
+            if (ch != null) {
+                ch.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Netty upstream client against a raw socket server, so the test decides exactly when connections open, stay
+ * open and close: keep-alive reuse, a pooled connection the server dropped, a line without end.
+ */
+class UpstreamHttpTest {
+
+    private UpstreamHttp http;
+    private ServerSocket server;
+
+    @BeforeEach
+    void start() throws IOException {
+        http = UpstreamHttp.standalone();
+        server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        http.close();
+        server.close();
+    }
+
+    /** One answer per request read from {@code socket}; returns after the request's headers and body were read. */
+    private static String readRequest(BufferedReader in) throws IOException {
+        String line;
+        int length = 0;
+        String first = in.readLine();
+        if (first == null) {
+            return null;
+        }
+        while ((line = in.readLine()) != null && !line.isEmpty()) {
+            if (line.toLowerCase().startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(15).strip());
+            }
+        }
+        char[] body = new char[length];
+        int read = 0;
+        while (read < length) {
+            read += in.read(body, read, length - read);
+        }
+        return first;
+    }
+
+    private static void answer(OutputStream out, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + bytes.length
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(bytes);
+        out.flush();
+    }
+
+    private ModelProvider.UpstreamCall post(Lines lines) {
+        return http.post(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/chat"), Map.of(
+                "Content-Type", "application/json"), "{}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(2),
+                lines, lines);
+    }
+
+    @Test
+    void aKeptAliveConnectionServesTheNextCall() throws Exception {
+        AtomicInteger connections = new AtomicInteger();
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                connections.incrementAndGet();
+                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                        StandardCharsets.UTF_8));
+                while (readRequest(in) != null) {
+                    answer(socket.getOutputStream(), "data: one\n\ndata: [DONE]\n\n");
+                }
+            } catch (IOException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        for (int i = 0; i < 3; i++) {
+            Lines lines = new Lines();
+            post(lines);
+            lines.await();
+            assertEquals(List.of("data: one", "", "data: [DONE]", ""), lines.lines);
+            assertTrue(lines.ended);
+        }
+        assertEquals(1, connections.get(), "all three calls went over one connection");
+    }
+
+    @Test
+    void aPooledConnectionTheServerDroppedIsReplacedWithoutFailingTheCall() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket first = server.accept()) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(first.getInputStream(),
+                        StandardCharsets.UTF_8));
+                readRequest(in);
+                answer(first.getOutputStream(), "data: first\n\n");
+                readRequest(in); // the second call arrives on the kept-alive connection: drop it unanswered
+            } catch (IOException ignored) {
+                // closed
+            }
+            try (Socket second = server.accept()) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(second.getInputStream(),
+                        StandardCharsets.UTF_8));
+                readRequest(in);
+                answer(second.getOutputStream(), "data: second\n\n");
+                readRequest(in);
+            } catch (IOException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines first = new Lines();
+        post(first);
+        first.await();
+        Lines second = new Lines();
+        post(second);
+        second.await();
+        assertNull(second.failure, "the call was sent again on a new connection");
+        assertEquals(List.of("data: second", ""), second.lines);
+    }
+
+    @Test
+    void aLineWithoutEndIsCutOffInsteadOfBufferedForever() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                        StandardCharsets.UTF_8));
+                readRequest(in);
+                OutputStream out = socket.getOutputStream();
+                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                byte[] chunk = new byte[64 * 1024];
+                java.util.Arrays.fill(chunk, (byte) 'x');
+                for (int i = 0; i < 40; i++) { // 2.5 MiB without a line feed
+                    out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(chunk);
+                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+                out.flush();
+                Thread.sleep(2_000);
+            } catch (IOException | InterruptedException ignored) {
+                // the client closed the connection
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        post(lines);
+        lines.await();
+        assertTrue(lines.ended, "the stream was ended");
+        assertTrue(lines.lines.isEmpty(), "no partial line was passed on");
+    }
+
+    @Test
+    void anErrorStatusIsReportedWithItsBodyAndRetryAfter() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                        StandardCharsets.UTF_8));
+                readRequest(in);
+                byte[] body = "{\"error\":\"slow down\"}".getBytes(StandardCharsets.UTF_8);
+                OutputStream out = socket.getOutputStream();
+                out.write(("HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: " + body.length
+                        + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+                readRequest(in);
+            } catch (IOException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        post(lines);
+        lines.await();
+        assertEquals(429, lines.rejectedStatus);
+        assertEquals("7", lines.retryAfter);
+        assertEquals("{\"error\":\"slow down\"}", lines.rejectedBody);
+    }
+
+    @Test
+    void aRefusedConnectionIsATransportFailure() throws Exception {
+        int port = server.getLocalPort();
+        server.close();
+        Lines lines = new Lines();
+        http.post(URI.create("http://127.0.0.1:" + port + "/v1/chat"), Map.of(), new byte[0], Duration.ofSeconds(2),
+                lines, lines);
+        lines.await();
+        assertNotNull(lines.failure);
+    }
+
+    /** Records what the client reports, as both the listener and the decoder. */
+    private static final class Lines implements StreamingExchange.Decoder, ModelProvider.UpstreamListener {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile boolean ended;
+        volatile Throwable failure;
+        volatile int rejectedStatus;
+        volatile String retryAfter;
+        volatile String rejectedBody;
+
+        @Override
+        public void line(String line) {
+            lines.add(line);
+        }
+
+        @Override
+        public void ended() {
+            ended = true;
+            done.countDown();
+        }
+
+        @Override
+        public void rejected(int status, String retryAfter, String body) {
+            rejectedStatus = status;
+            this.retryAfter = retryAfter;
+            rejectedBody = body;
+            done.countDown();
+        }
+
+        @Override
+        public void transportFailed(Throwable error) {
+            failure = error;
+            done.countDown();
+        }
+
+        @Override
+        public void cancelled() {
+        }
+
+        @Override
+        public void onFirstByte() {
+        }
+
+        @Override
+        public void onDelta(String text) {
+        }
+
+        @Override
+        public void onToolCallDelta(String toolCallsJson) {
+        }
+
+        @Override
+        public void onFinish(String finishReason, TokenUsage usage) {
+        }
+
+        @Override
+        public void onFailure(ModelProvider.UpstreamFailure failure) {
+        }
+
+        void await() throws InterruptedException {
+            assertTrue(done.await(5, TimeUnit.SECONDS), "no end reported");
+        }
+    }
+}
