@@ -186,15 +186,26 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
-    private Usd settle(TokenUsage usage, String status) {
-        Usd cost = (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO : priced(usage);
+    /**
+     * Settles the request: the charge is decided here (the caller may tell the client), the database write runs on
+     * the blocking executor. Callers tell their observer first and settle after, so the answer does not wait for
+     * the hand-off.
+     */
+    private void settle(TokenUsage usage, String status) {
+        settle(usage, status, charge(usage, status));
+    }
+
+    private void settle(TokenUsage usage, String status, Usd cost) {
         Instant now = ctx.clock().instant();
         long latency = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
         BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
                 ctx.principal().keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
         ctx.blocking().execute(() -> ctx.billing().settle(settlement));
-        return cost;
+    }
+
+    private Usd charge(TokenUsage usage, String status) {
+        return (delivered.isEmpty() && !"completed".equals(status)) ? Usd.ZERO : priced(usage);
     }
 
     /** The charge for {@code usage}, capped at the hold; a usage too large to price is charged the hold. */
@@ -209,8 +220,8 @@ final class CompletionRun implements RunningCompletion {
     private void finishWithFailure(CompletionFailure failure, TokenUsage usage, String status) {
         done = true;
         cancelTimers();
-        settle(usage, status);
         observer.onFailure(failure);
+        settle(usage, status);
     }
 
     /** Events of one attempt; stale events of an abandoned attempt are ignored. */
@@ -266,8 +277,9 @@ final class CompletionRun implements RunningCompletion {
                 done = true;
                 cancelTimers();
                 TokenUsage usage = reportedUsage != null ? reportedUsage : partialUsage();
-                Usd charged = settle(usage, "completed");
+                Usd charged = charge(usage, "completed");
                 observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
+                settle(usage, "completed", charged);
             }
         }
 
