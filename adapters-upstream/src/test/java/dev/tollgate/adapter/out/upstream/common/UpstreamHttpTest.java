@@ -47,7 +47,11 @@ class UpstreamHttpTest {
         server.close();
     }
 
-    /** One answer per request read from {@code socket}; returns after the request's headers and body were read. */
+    private static BufferedReader reader(Socket socket) throws IOException {
+        return new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    /** Reads one request (line, headers, body); returns its request line, or null when the connection closed. */
     private static String readRequest(BufferedReader in) throws IOException {
         String line;
         int length = 0;
@@ -88,8 +92,7 @@ class UpstreamHttpTest {
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
                 connections.incrementAndGet();
-                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                        StandardCharsets.UTF_8));
+                BufferedReader in = reader(socket);
                 while (readRequest(in) != null) {
                     answer(socket.getOutputStream(), "data: one\n\ndata: [DONE]\n\n");
                 }
@@ -112,8 +115,7 @@ class UpstreamHttpTest {
     void aPooledConnectionTheServerDroppedIsReplacedWithoutFailingTheCall() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket first = server.accept()) {
-                BufferedReader in = new BufferedReader(new InputStreamReader(first.getInputStream(),
-                        StandardCharsets.UTF_8));
+                BufferedReader in = reader(first);
                 readRequest(in);
                 answer(first.getOutputStream(), "data: first\n\n");
                 readRequest(in); // the second call arrives on the kept-alive connection: drop it unanswered
@@ -121,8 +123,7 @@ class UpstreamHttpTest {
                 // closed
             }
             try (Socket second = server.accept()) {
-                BufferedReader in = new BufferedReader(new InputStreamReader(second.getInputStream(),
-                        StandardCharsets.UTF_8));
+                BufferedReader in = reader(second);
                 readRequest(in);
                 answer(second.getOutputStream(), "data: second\n\n");
                 readRequest(in);
@@ -145,8 +146,7 @@ class UpstreamHttpTest {
     void aLineWithoutEndIsCutOffInsteadOfBufferedForever() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                        StandardCharsets.UTF_8));
+                BufferedReader in = reader(socket);
                 readRequest(in);
                 OutputStream out = socket.getOutputStream();
                 out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -176,8 +176,7 @@ class UpstreamHttpTest {
     void anErrorStatusIsReportedWithItsBodyAndRetryAfter() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                        StandardCharsets.UTF_8));
+                BufferedReader in = reader(socket);
                 readRequest(in);
                 byte[] body = "{\"error\":\"slow down\"}".getBytes(StandardCharsets.UTF_8);
                 OutputStream out = socket.getOutputStream();
