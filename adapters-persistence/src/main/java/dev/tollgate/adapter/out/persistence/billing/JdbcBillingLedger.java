@@ -115,8 +115,9 @@ public class JdbcBillingLedger implements BillingLedger {
                 batch -> retried(() -> writeSettlements(batch)));
     }
 
+    /** An instant as a timestamptz, cut to the microsecond PostgreSQL stores (never rounded into the next window). */
     private static OffsetDateTime utc(Instant instant) {
-        return instant.atOffset(ZoneOffset.UTC);
+        return instant.truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
     }
 
     @Override
@@ -172,7 +173,8 @@ public class JdbcBillingLedger implements BillingLedger {
     private record Window(UUID key, Instant start) {
     }
 
-    private List<HoldOutcome> writeHolds(List<HoldRequest> batch) throws SQLException {
+    /** One batch of holds, as the group commit writes it (package-private for tests of mixed batches). */
+    List<HoldOutcome> writeHolds(List<HoldRequest> batch) throws SQLException {
         if (insertUnlessLimited(batch)) {
             return batch.stream().map(h -> HoldOutcome.PLACED).toList();
         }
@@ -261,9 +263,9 @@ public class JdbcBillingLedger implements BillingLedger {
         return inserted == batch.size();
     }
 
-    /** An instant as PostgreSQL reads a timestamptz, to the microsecond it stores. */
+    /** An instant as text PostgreSQL reads as a timestamptz, cut the same way as {@link #utc}. */
     private static String timestamp(Instant instant) {
-        return instant.truncatedTo(ChronoUnit.MICROS).toString();
+        return utc(instant).toString();
     }
 
     private static Window window(UUID key, SpendLimit limit, Instant at) {

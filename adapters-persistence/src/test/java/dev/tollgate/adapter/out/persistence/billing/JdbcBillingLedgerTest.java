@@ -322,6 +322,34 @@ class JdbcBillingLedgerTest {
     }
 
     @Test
+    void aBatchWithALimitedKeyIsCheckedWholeAndBothPathsStoreTheSameMicrosecond() throws SQLException {
+        // A batch without limited keys is written by one statement; one with a limited key takes the locking path.
+        // Either way each placed hold is one row, refused ones none, and admission times are cut, never rounded.
+        Account account = newAccount(dollars("10"));
+        Payer free = newKey(account.id(), null);
+        Payer capped = newKey(account.id(), SpendLimit.lifetime(dollars("0.10")));
+        Instant admitted = NOW.plusNanos(1_999); // stored as NOW + 1 µs
+        String alone = newRequestId();
+        assertEquals(List.of(HoldOutcome.PLACED), ledger.writeHolds(List.of(hold(free, alone, dollars("0.01"),
+                admitted))));
+        String freeInMix = newRequestId();
+        String tooMuch = newRequestId();
+        String fits = newRequestId();
+        assertEquals(List.of(HoldOutcome.PLACED, HoldOutcome.KEY_LIMIT_REACHED, HoldOutcome.PLACED),
+                ledger.writeHolds(List.of(hold(free, freeInMix, dollars("0.01"), admitted),
+                        hold(capped, tooMuch, dollars("0.11"), admitted), hold(capped, fits, dollars("0.10"), admitted))));
+        for (String placed : List.of(alone, freeInMix, fits)) {
+            assertEquals(1, queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", placed));
+            assertEquals(NOW.toEpochMilli() * 1000 + 1, queryLong("SELECT (extract(epoch FROM admitted_at) "
+                    + "* 1000000)::bigint FROM request_hold WHERE request_id = ?", placed));
+        }
+        assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", tooMuch));
+        // These rows bypassed the balance slices (placeHold takes those first): remove them, nothing else saw them.
+        queryLong("WITH gone AS (DELETE FROM request_hold WHERE account_id = ? RETURNING 1) SELECT count(*) FROM gone",
+                account.id().value());
+    }
+
+    @Test
     void theKeyLimitCountsOpenHoldsAndSettledSpendInTheKeysWindowOnly() {
         // A weekly limit: spend and holds of the previous week do not count, those of this week do.
         Payer payer = newPayer(dollars("100"), new SpendLimit(dollars("1"), LimitReset.WEEKLY));

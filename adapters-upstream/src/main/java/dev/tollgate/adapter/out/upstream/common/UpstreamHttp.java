@@ -5,7 +5,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -227,7 +226,7 @@ public final class UpstreamHttp implements AutoCloseable {
     }
 
     /** Closes a pooled connection nobody used for the idle timeout; a connection in use is left alone. */
-    private static final class IdleClose extends ChannelDuplexHandler {
+    private static final class IdleClose extends ChannelInboundHandlerAdapter {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
             if (event instanceof IdleStateEvent && ctx.pipeline().get(EXCHANGE) == null) {

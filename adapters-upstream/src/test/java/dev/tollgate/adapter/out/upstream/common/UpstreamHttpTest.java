@@ -112,6 +112,53 @@ class UpstreamHttpTest {
     }
 
     @Test
+    void eachLineIsPassedOnAsItArrivesNotWhenTheBodyEnds() throws Exception {
+        CountDownLatch firstLineSeen = new CountDownLatch(1);
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                readRequest(reader(socket));
+                OutputStream out = socket.getOutputStream();
+                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(chunk("data: one\n\n"));
+                out.flush();
+                // The rest of the answer only once the client has passed the first line on.
+                if (firstLineSeen.await(5, TimeUnit.SECONDS)) {
+                    out.write(chunk("data: [DONE]\n\n"));
+                    out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                }
+                Thread.sleep(200);
+            } catch (IOException | InterruptedException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines() {
+            @Override
+            public void line(String line) {
+                super.line(line);
+                firstLineSeen.countDown();
+            }
+        };
+        post(lines);
+        assertTrue(firstLineSeen.await(5, TimeUnit.SECONDS), "the first line waited for the end of the body");
+        lines.await();
+        assertEquals(List.of("data: one", "", "data: [DONE]", ""), lines.lines);
+    }
+
+    private static byte[] chunk(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        byte[] head = (Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] all = new byte[head.length + bytes.length + 2];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(bytes, 0, all, head.length, bytes.length);
+        all[all.length - 2] = '\r';
+        all[all.length - 1] = '\n';
+        return all;
+    }
+
+    @Test
     void aPooledConnectionTheServerDroppedIsReplacedWithoutFailingTheCall() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket first = server.accept()) {
@@ -210,7 +257,7 @@ class UpstreamHttpTest {
     }
 
     /** Records what the client reports, as both the listener and the decoder. */
-    private static final class Lines implements StreamingExchange.Decoder, ModelProvider.UpstreamListener {
+    private static class Lines implements StreamingExchange.Decoder, ModelProvider.UpstreamListener {
         final List<String> lines = new CopyOnWriteArrayList<>();
         final CountDownLatch done = new CountDownLatch(1);
         volatile boolean ended;
