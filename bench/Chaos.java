@@ -598,6 +598,14 @@ public class Chaos {
         builder.environment().put("MICRONAUT_SERVER_PORT", Integer.toString(port));
         builder.environment().put("TOLLGATE_CATALOG", catalog.toString());
         builder.environment().put("TOLLGATE_COMPLETIONS_IDLE_TIMEOUT", "2s");
+        // G3's profile is about holds and streams: the traffic limits stay on but far above this load, so that
+        // the chaos prompts ("chaos normal 17", minimal and near-identical) are not paused by the behavioural
+        // cooldown and no stream is refused for concurrency.
+        for (String limit : List.of("KEY_PER_MINUTE", "KEY_BURST", "KEY_IP_PER_MINUTE", "KEY_IP_BURST",
+                "ACCOUNT_PER_MINUTE", "ACCOUNT_BURST", "IP_PER_MINUTE", "IP_BURST", "KEY_CONCURRENCY",
+                "ACCOUNT_CONCURRENCY", "BEHAVIOUR_IDENTICAL", "BEHAVIOUR_MINIMAL")) {
+            builder.environment().put("TOLLGATE_LIMITS_" + limit, "1000000");
+        }
         builder.redirectErrorStream(true).redirectOutput(log.toFile());
         return builder.start();
     }

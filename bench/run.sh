@@ -2,7 +2,8 @@
 # Benchmark: the latency and throughput Tollgate adds in front of an upstream, on this machine, in one go.
 #   1. a fast mock upstream (MockUpstream.java) on 127.0.0.1:18500
 #   2. direct-to-mock: wrk at concurrency 1 and 32, and time to first token of streams
-#   3. the same through Tollgate (embedded PostgreSQL, every check on: key auth, hold and settle per request)
+#   3. the same through Tollgate (embedded PostgreSQL, every check on: key auth, traffic limits in process, hold and
+#      settle per request). The traffic-limit store alone, in process and in Redis: bench/LimiterBench.java.
 # Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]  (WARMUP_SECONDS, default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,27 @@ trap cleanup EXIT
 
 java -Dsun.net.httpserver.nodelay=true bench/MockUpstream.java 18500 >"$WORK/mock.log" 2>&1 & PIDS+=($!)
 export TOLLGATE_DATA_DIR=$WORK/data TOLLGATE_CATALOG=$ROOT/bench/catalog.yml
-MICRONAUT_SERVER_PORT=18600 java -jar bootstrap/target/tollgate.jar >"$WORK/gateway.log" 2>&1 & PIDS+=($!)
-for _ in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:18600/health && curl -s -o /dev/null http://127.0.0.1:18500/ && break; sleep 0.5; done
+# Every traffic limit stays on (each request is checked against all §8.1 buckets, slots and cooldowns) but with
+# limits far above what one key can send here, so that the benchmark measures the checks, not refusals.
+HIGH=1000000000
+export TOLLGATE_LIMITS_KEY_PER_MINUTE=$HIGH TOLLGATE_LIMITS_KEY_BURST=$HIGH TOLLGATE_LIMITS_KEY_IP_PER_MINUTE=$HIGH \
+  TOLLGATE_LIMITS_KEY_IP_BURST=$HIGH TOLLGATE_LIMITS_ACCOUNT_PER_MINUTE=$HIGH TOLLGATE_LIMITS_ACCOUNT_BURST=$HIGH \
+  TOLLGATE_LIMITS_IP_PER_MINUTE=$HIGH TOLLGATE_LIMITS_IP_BURST=$HIGH TOLLGATE_LIMITS_KEY_CONCURRENCY=100000 \
+  TOLLGATE_LIMITS_ACCOUNT_CONCURRENCY=100000 TOLLGATE_LIMITS_BEHAVIOUR_IDENTICAL=$HIGH \
+  TOLLGATE_LIMITS_BEHAVIOUR_MINIMAL=$HIGH
+start_gateway() { # log file
+  local log=$1
+  MICRONAUT_SERVER_PORT=18600 java -jar bootstrap/target/tollgate.jar >"$log" 2>&1 & PIDS+=($!)
+  for _ in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:18600/health && break; sleep 0.5; done
+}
+# p50 and p99 (ms) of the traffic-limit decisions the gateway measured itself (tollgate_traffic_decision_seconds)
+decision_quantiles() {
+  curl -s http://127.0.0.1:18600/prometheus | awk '/^tollgate_traffic_decision_seconds\{/ && /outcome="admitted"/ {
+      if ($0 ~ /quantile="0.5"/) p50 = $NF * 1000; if ($0 ~ /quantile="0.99"/) p99 = $NF * 1000 }
+      END { printf "%.3f %.3f\n", p50, p99 }'
+}
+start_gateway "$WORK/gateway.log"
+for _ in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:18500/ && break; sleep 0.5; done
 admin() { java -jar bootstrap/target/tollgate.jar admin "$@"; }
 admin account create --email bench@example.test --verified --credit 1000000 >/dev/null
 KEY=$(admin api-key create --email bench@example.test --name bench)
@@ -49,6 +69,7 @@ read -r d1_50 d1_99 d1_rps d1_err < <(run_wrk http://127.0.0.1:18500/v1/chat/com
 read -r g1_50 g1_99 g1_rps g1_err < <(run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 1)
 read -r d32_50 d32_99 d32_rps d32_err < <(run_wrk http://127.0.0.1:18500/v1/chat/completions - mock 32)
 read -r g32_50 g32_99 g32_rps g32_err < <(run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 32)
+read -r lim50 lim99 < <(decision_quantiles)
 read -r dt50 dt99 < <(java bench/TtftProbe.java http://127.0.0.1:18500/v1/chat/completions - mock 300)
 read -r gt50 gt99 < <(java bench/TtftProbe.java http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 300)
 
@@ -63,6 +84,10 @@ echo "| throughput, concurrency 32 (req/s) | $d32_rps | $g32_rps | |"
 echo "| non-2xx answers (c=1 / c=32) | $d1_err / $d32_err | $g1_err / $g32_err | |"
 echo "| time to first token p50 (streams) | $dt50 ms | $gt50 ms | $(awk -v a="$gt50" -v b="$dt50" 'BEGIN{printf "%.2f", a-b}') ms |"
 echo "| time to first token p99 (streams) | $dt99 ms | $gt99 ms | $(awk -v a="$gt99" -v b="$dt99" 'BEGIN{printf "%.2f", a-b}') ms |"
+echo "| traffic-limit decision p50 / p99 at concurrency 32, in process | | $lim50 / $lim99 ms | |"
 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
+LEDGER=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_ledger' tollgate 2>/dev/null || echo n/a)
+HOLDS=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_hold' tollgate 2>/dev/null || echo n/a)
+
 echo
-echo "ledger rows: $(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_ledger' tollgate 2>/dev/null || echo n/a), open holds: $(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_hold' tollgate 2>/dev/null || echo n/a)"
+echo "ledger rows: $LEDGER, open holds: $HOLDS"

@@ -66,6 +66,38 @@ public abstract class AbstractManagementKeyRepositoryContractTest {
     }
 
     @Test
+    public void findsByIdAndDeletesForGood() {
+        ManagementKey key = newKey("doomed", ManagementAccess.READ_WRITE, null);
+        keys.insert(key);
+        assertEquals(key.hash(), keys.findById(key.id()).orElseThrow().hash());
+        assertTrue(keys.delete(key.id()));
+        assertFalse(keys.delete(key.id()));
+        assertEquals(Optional.empty(), keys.findById(key.id()));
+        assertEquals(Optional.empty(), keys.findByHash(key.hash()), "a deleted key's hash finds nothing");
+        assertEquals(List.of(), keys.listByAccount(account.id()));
+        assertTrue(keys.insert(newKey("doomed", ManagementAccess.READ_WRITE, null)), "its name is free again");
+    }
+
+    @Test
+    public void recordsUseAtMostOncePerMinute() {
+        ManagementKey key = newKey("used", ManagementAccess.READ_WRITE, null);
+        keys.insert(key);
+        assertEquals(Optional.empty(), keys.findById(key.id()).orElseThrow().lastUsedAt());
+        keys.recordUse(key.id(), NOW.plusSeconds(10));
+        assertEquals(Optional.of(NOW.plusSeconds(10)), keys.findById(key.id()).orElseThrow().lastUsedAt());
+        keys.recordUse(key.id(), NOW.plusSeconds(40));
+        assertEquals(Optional.of(NOW.plusSeconds(10)), keys.findById(key.id()).orElseThrow().lastUsedAt(),
+                "within the minute nothing is written");
+        keys.recordUse(key.id(), NOW.plusSeconds(70));
+        assertEquals(Optional.of(NOW.plusSeconds(70)), keys.findById(key.id()).orElseThrow().lastUsedAt());
+        ManagementKey disabled = keys.findById(key.id()).orElseThrow();
+        disabled.disable(NOW.plusSeconds(80));
+        keys.update(disabled);
+        assertEquals(Optional.of(NOW.plusSeconds(70)), keys.findById(key.id()).orElseThrow().lastUsedAt(),
+                "an update of the state keeps the last use");
+    }
+
+    @Test
     public void countsOnlyActiveKeys() {
         ManagementKey active = newKey("active", ManagementAccess.READ_WRITE, null);
         ManagementKey disabled = newKey("disabled", ManagementAccess.READ_WRITE, null);

@@ -3,6 +3,7 @@ package dev.tollgate.application.testing;
 import dev.tollgate.application.port.out.ApiKeyRepository;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.apikey.ApiKey;
+import dev.tollgate.domain.apikey.ApiKeyId;
 import dev.tollgate.domain.shared.KeyHash;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,6 +26,11 @@ public final class InMemoryApiKeyRepository implements ApiKeyRepository {
     @Override
     public synchronized Optional<ApiKey> findByHash(KeyHash hash) {
         return keys.stream().filter(k -> k.hash().equals(hash)).findFirst().map(InMemoryApiKeyRepository::copy);
+    }
+
+    /** Any stored key with this id (a fake's helper, e.g. for joining ledger rows to key names). */
+    public synchronized Optional<ApiKey> findById(ApiKeyId id) {
+        return keys.stream().filter(k -> k.id().equals(id)).findFirst().map(InMemoryApiKeyRepository::copy);
     }
 
     @Override

@@ -40,7 +40,7 @@ public final class InMemoryBillingLedger implements BillingLedger {
     /** The one terminal row of a settled request. */
     public record LedgerRow(String requestId, AccountId accountId, ApiKeyId apiKeyId, String model, String provider,
             TokenUsage usage, Usd held, Usd cost, String status, Instant admittedAt, Instant finishedAt,
-            boolean streamed) {
+            boolean streamed, Long latencyMillis) {
     }
 
     private final KeySpendRepository spend;
@@ -130,7 +130,8 @@ public final class InMemoryBillingLedger implements BillingLedger {
         }
         ledger.putIfAbsent(settlement.requestId(), new LedgerRow(settlement.requestId(), hold.accountId(),
                 hold.apiKeyId(), settlement.model(), settlement.provider(), settlement.usage(), hold.amount(), charge,
-                settlement.status(), hold.admittedAt(), settlement.finishedAt(), settlement.streamed()));
+                settlement.status(), hold.admittedAt(), settlement.finishedAt(), settlement.streamed(),
+                settlement.latencyMillis()));
         return true;
     }
 

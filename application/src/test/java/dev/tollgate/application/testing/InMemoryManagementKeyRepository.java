@@ -3,9 +3,11 @@ package dev.tollgate.application.testing;
 import dev.tollgate.application.port.out.ManagementKeyRepository;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.managementkey.ManagementKey;
+import dev.tollgate.domain.managementkey.ManagementKeyId;
 import dev.tollgate.domain.managementkey.ManagementKeyState;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.KeyName;
+import dev.tollgate.domain.shared.Timestamps;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 
 /** In-memory fake of {@link ManagementKeyRepository}. */
-public final class InMemoryManagementKeyRepository implements ManagementKeyRepository {
+public class InMemoryManagementKeyRepository implements ManagementKeyRepository {
 
     private final List<ManagementKey> keys = new ArrayList<>();
 
@@ -67,8 +69,35 @@ public final class InMemoryManagementKeyRepository implements ManagementKeyRepos
         throw new IllegalStateException("no management key " + key.id());
     }
 
+    @Override
+    public synchronized Optional<ManagementKey> findById(ManagementKeyId id) {
+        return keys.stream().filter(k -> k.id().equals(id)).findFirst().map(InMemoryManagementKeyRepository::copy);
+    }
+
+    @Override
+    public synchronized boolean delete(ManagementKeyId id) {
+        return keys.removeIf(k -> k.id().equals(id));
+    }
+
+    @Override
+    public synchronized void recordUse(ManagementKeyId id, Instant at) {
+        Instant millis = Timestamps.millis(at);
+        for (int i = 0; i < keys.size(); i++) {
+            ManagementKey k = keys.get(i);
+            if (k.id().equals(id)) {
+                Instant last = k.lastUsedAt().orElse(null);
+                if (last == null || !last.isAfter(millis.minusSeconds(60))) {
+                    keys.set(i, ManagementKey.restore(k.id(), k.accountId(), k.name(), k.access(), k.hash(),
+                            k.label(), k.disabled(), k.expiresAt().orElse(null), k.createdAt(), k.updatedAt(),
+                            millis));
+                }
+                return;
+            }
+        }
+    }
+
     private static ManagementKey copy(ManagementKey k) {
         return ManagementKey.restore(k.id(), k.accountId(), k.name(), k.access(), k.hash(), k.label(),
-                k.disabled(), k.expiresAt().orElse(null), k.createdAt(), k.updatedAt());
+                k.disabled(), k.expiresAt().orElse(null), k.createdAt(), k.updatedAt(), k.lastUsedAt().orElse(null));
     }
 }

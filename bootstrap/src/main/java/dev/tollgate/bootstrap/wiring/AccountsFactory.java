@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap.wiring;
 
 import dev.tollgate.application.port.out.AccountRepository;
+import dev.tollgate.application.port.out.CreditLedger;
 import dev.tollgate.application.port.out.ManagementKeyRepository;
 import dev.tollgate.application.port.out.TransactionRunner;
 import dev.tollgate.application.service.account.AccountService;
@@ -15,8 +16,9 @@ import java.time.Clock;
 public class AccountsFactory {
 
     @Singleton
-    AccountService accounts(AccountRepository accounts, TransactionRunner transactions, Clock clock) {
-        return new AccountService(accounts, transactions, clock);
+    AccountService accounts(AccountRepository accounts, CreditLedger credits, TransactionRunner transactions,
+            Clock clock) {
+        return new AccountService(accounts, credits, transactions, clock);
     }
 
     @Singleton

@@ -16,6 +16,12 @@ import dev.tollgate.application.service.completions.ChatCompletionService;
 import dev.tollgate.application.service.completions.CompletionSettings;
 import dev.tollgate.application.service.completions.HoldSweeper;
 import dev.tollgate.application.service.completions.ModelCatalogService;
+import dev.tollgate.application.service.completions.PlaygroundChatService;
+import dev.tollgate.application.service.completions.PlaygroundSettings;
+import dev.tollgate.application.port.out.PlaygroundLedger;
+import dev.tollgate.domain.catalog.ModelId;
+import java.util.List;
+import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.shared.KeyHasher;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
@@ -118,8 +124,26 @@ public class CompletionsFactory {
     @Singleton
     ChatCompletionService completeChat(ListModelsUseCase models, ModelProviders providers, TokenCounter tokens,
             BillingLedger billing, Clock clock, @Named("upstream-timers") ScheduledExecutorService timers,
-            @Named(TaskExecutors.BLOCKING) ExecutorService blocking, CompletionSettings settings) {
-        return new ChatCompletionService(models, providers, tokens, billing, clock, timers, blocking, settings);
+            @Named(TaskExecutors.BLOCKING) ExecutorService blocking, CompletionSettings settings,
+            TrafficGuard traffic) {
+        return new ChatCompletionService(models, providers, tokens, billing, clock, timers, blocking, settings,
+                traffic);
+    }
+
+    /** §8.2: the public playground — its free models, output cap, and whether signed-in callers pay themselves. */
+    @Singleton
+    PlaygroundSettings playgroundSettings(
+            @Value("${tollgate.playground.models:tollgate/simulator-free}") List<String> models,
+            @Value("${tollgate.playground.max-output-tokens:1024}") int maxOutputTokens,
+            @Value("${tollgate.playground.user-billed:false}") boolean userBilled) {
+        return new PlaygroundSettings(models.stream().map(String::trim).filter(m -> !m.isEmpty()).map(ModelId::new)
+                .toList(), maxOutputTokens, userBilled);
+    }
+
+    @Singleton
+    PlaygroundChatService playground(ChatCompletionService completions, TrafficGuard traffic, PlaygroundLedger ledger,
+            PlaygroundSettings settings) {
+        return new PlaygroundChatService(completions, traffic, ledger, settings);
     }
 
     @Singleton

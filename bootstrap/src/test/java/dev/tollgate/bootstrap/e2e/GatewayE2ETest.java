@@ -21,11 +21,19 @@ import io.micronaut.runtime.server.EmbeddedServer;
 import io.micronaut.test.support.TestPropertyProvider;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +68,35 @@ public abstract class GatewayE2ETest implements TestPropertyProvider {
         TestDatabase.properties().forEach((k, v) -> properties.put(k, String.valueOf(v)));
         properties.put("micronaut.server.port", "-1"); // a free port, whatever else runs on this machine
         return properties;
+    }
+
+    /** Writes a model catalog to a temporary file and points the gateway at it ({@code tollgate.catalog}). */
+    static void useCatalog(Map<String, String> properties, String yaml) {
+        try {
+            Path file = Files.createTempFile("e2e-catalog", ".yml");
+            file.toFile().deleteOnExit();
+            Files.writeString(file, yaml);
+            properties.put("tollgate.catalog", file.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Rows of {@code table} (request_ledger, request_hold, playground_ledger) for one request id. */
+    static long rowsOf(String table, String requestId) {
+        Map<String, Object> db = TestDatabase.properties();
+        try (Connection c = DriverManager.getConnection(
+                (String) db.get("datasources.default.url"), (String) db.get("datasources.default.username"), "");
+                PreparedStatement q = c.prepareStatement(
+                        "SELECT count(*) FROM " + table + " WHERE request_id = ?")) {
+            q.setString(1, requestId);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** An HTTP exchange as the client saw it. */
@@ -108,7 +145,7 @@ public abstract class GatewayE2ETest implements TestPropertyProvider {
             }
             return new Reply(response.statusCode(), response, parsed);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -75,6 +75,10 @@ class TwoInstancesBillingE2ETest {
             Map<String, Object> properties = new HashMap<>(TestDatabase.properties());
             properties.put("micronaut.server.port", -1);
             properties.put("tollgate.catalog", catalog.toString());
+            // G2's profile: traffic limits raised, so that only money can refuse (500 requests, 1 account, 1 IP).
+            properties.put("tollgate.limits.account.concurrency", 1_000);
+            properties.put("tollgate.limits.behaviour.identical", 100_000);
+            properties.put("tollgate.limits.behaviour.minimal", 100_000);
             instances.add(ApplicationContext.run(EmbeddedServer.class, properties).getApplicationContext());
         }
     }

@@ -40,6 +40,18 @@ public record ChatRequest(
                 seed != null);
     }
 
+    /**
+     * The same request with what a person wrote passed through {@code sanitiser}: every message's text and the
+     * string values of its JSON, and the {@code user} field.
+     */
+    public ChatRequest sanitised(java.util.function.UnaryOperator<String> sanitiser) {
+        List<ChatMessage> clean = messages.stream().map(m -> new ChatMessage(m.role(), sanitiser.apply(m.text()),
+                JsonStrings.mapLiterals(m.json(), sanitiser))).toList();
+        return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop,
+                seed, logprobs, topLogprobs, responseFormatJson, toolsJson, toolChoiceJson,
+                user == null ? null : sanitiser.apply(user), stream);
+    }
+
     /** All message text, for token estimates and the simulator. */
     public String promptText() {
         StringBuilder text = new StringBuilder();

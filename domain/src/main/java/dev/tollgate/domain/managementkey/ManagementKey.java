@@ -23,11 +23,13 @@ public final class ManagementKey {
     private final String label;
     private final Instant expiresAt;
     private final Instant createdAt;
+    private final Instant lastUsedAt;
     private boolean disabled;
     private Instant updatedAt;
 
     private ManagementKey(ManagementKeyId id, AccountId accountId, KeyName name, ManagementAccess access,
-            KeyHash hash, String label, boolean disabled, Instant expiresAt, Instant createdAt, Instant updatedAt) {
+            KeyHash hash, String label, boolean disabled, Instant expiresAt, Instant createdAt, Instant updatedAt,
+            Instant lastUsedAt) {
         this.id = Objects.requireNonNull(id);
         this.accountId = Objects.requireNonNull(accountId);
         this.name = Objects.requireNonNull(name);
@@ -38,6 +40,7 @@ public final class ManagementKey {
         this.expiresAt = expiresAt;
         this.createdAt = Objects.requireNonNull(createdAt);
         this.updatedAt = Objects.requireNonNull(updatedAt);
+        this.lastUsedAt = lastUsedAt;
     }
 
     public static ManagementKey issue(AccountId accountId, KeyName name, ManagementAccess access, KeyHash hash,
@@ -45,14 +48,21 @@ public final class ManagementKey {
         Instant created = Timestamps.millis(now);
         Instant expiry = expiresAt == null ? null : Expiry.requireFuture(Timestamps.millis(expiresAt), created);
         return new ManagementKey(ManagementKeyId.newId(), accountId, name, access, hash, label, false, expiry,
-                created, created);
+                created, created, null);
     }
 
     public static ManagementKey restore(ManagementKeyId id, AccountId accountId, KeyName name,
             ManagementAccess access, KeyHash hash, String label, boolean disabled, Instant expiresAt,
             Instant createdAt, Instant updatedAt) {
+        return restore(id, accountId, name, access, hash, label, disabled, expiresAt, createdAt, updatedAt, null);
+    }
+
+    /** A stored key; {@code lastUsedAt} (null when never used) is recorded at most once a minute. */
+    public static ManagementKey restore(ManagementKeyId id, AccountId accountId, KeyName name,
+            ManagementAccess access, KeyHash hash, String label, boolean disabled, Instant expiresAt,
+            Instant createdAt, Instant updatedAt, Instant lastUsedAt) {
         return new ManagementKey(id, accountId, name, access, hash, label, disabled, expiresAt, createdAt,
-                updatedAt);
+                updatedAt, lastUsedAt);
     }
 
     public ManagementKeyState state(Instant now) {
@@ -110,5 +120,10 @@ public final class ManagementKey {
 
     public Instant updatedAt() {
         return updatedAt;
+    }
+
+    /** When the key last authenticated, to the minute (the store records it at most once a minute). */
+    public Optional<Instant> lastUsedAt() {
+        return Optional.ofNullable(lastUsedAt);
     }
 }

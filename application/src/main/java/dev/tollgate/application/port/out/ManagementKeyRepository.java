@@ -2,6 +2,7 @@ package dev.tollgate.application.port.out;
 
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.managementkey.ManagementKey;
+import dev.tollgate.domain.managementkey.ManagementKeyId;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.KeyName;
 import java.time.Instant;
@@ -18,6 +19,8 @@ public interface ManagementKeyRepository {
 
     Optional<ManagementKey> findByName(AccountId accountId, KeyName name);
 
+    Optional<ManagementKey> findById(ManagementKeyId id);
+
     /** Keys that are neither disabled nor expired at {@code now}. */
     long countActive(AccountId accountId, Instant now);
 
@@ -26,4 +29,13 @@ public interface ManagementKeyRepository {
 
     /** Writes the mutable state (disabled, updated_at) of an existing key. */
     void update(ManagementKey key);
+
+    /** Removes a key for good, so its hash can never authenticate again; {@code false} when there was none. */
+    boolean delete(ManagementKeyId id);
+
+    /**
+     * Records that the key authenticated at {@code at}, unless a use within the minute before it is recorded
+     * already (so that several instances write at most about once a minute per key).
+     */
+    void recordUse(ManagementKeyId id, Instant at);
 }

@@ -8,24 +8,36 @@ import dev.tollgate.application.port.in.account.OpenAccountCommand;
 import dev.tollgate.application.port.in.account.OpenAccountUseCase;
 import dev.tollgate.application.port.in.account.VerifyAccountEmailUseCase;
 import dev.tollgate.application.port.out.AccountRepository;
+import dev.tollgate.application.port.out.CreditLedger;
 import dev.tollgate.application.port.out.TransactionRunner;
 import dev.tollgate.domain.account.Account;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.account.Email;
+import dev.tollgate.domain.billing.AccountCredit;
+import dev.tollgate.domain.billing.CreditSource;
 import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
 import java.time.Instant;
 
-/** Service: the operator's account use cases (open, verify, credit, look up). */
+/**
+ * Service: the operator's account use cases (open, verify, credit, look up). Every credit — an opening credit
+ * included — changes the balance and writes its line in the credit ledger in one transaction.
+ */
 public final class AccountService implements OpenAccountUseCase, VerifyAccountEmailUseCase, CreditAccountUseCase,
         FindAccountUseCase {
 
+    static final String OPERATOR_NOTE = "Credit from the operator";
+    static final String OPENING_NOTE = "Opening credit from the operator";
+
     private final AccountRepository accounts;
+    private final CreditLedger credits;
     private final TransactionRunner transactions;
     private final Clock clock;
 
-    public AccountService(AccountRepository accounts, TransactionRunner transactions, Clock clock) {
+    public AccountService(AccountRepository accounts, CreditLedger credits, TransactionRunner transactions,
+            Clock clock) {
         this.accounts = accounts;
+        this.credits = credits;
         this.transactions = transactions;
         this.clock = clock;
     }
@@ -39,7 +51,10 @@ public final class AccountService implements OpenAccountUseCase, VerifyAccountEm
                 throw new AccountAlreadyExistsException(command.email());
             }
             if (command.openingCredit().isPositive()) {
-                accounts.credit(account.id(), command.openingCredit(), now);
+                Usd balance = accounts.credit(account.id(), command.openingCredit(), now)
+                        .orElseThrow(() -> new AccountNotFoundException(command.email()));
+                credits.record(AccountCredit.of(account.id(), command.openingCredit(), CreditSource.OPERATOR,
+                        OPENING_NOTE, balance, now));
             }
             return account.id();
         });
@@ -54,12 +69,25 @@ public final class AccountService implements OpenAccountUseCase, VerifyAccountEm
     @Override
     public Usd credit(Email email, Usd amount) {
         Account account = byEmail(email);
-        return accounts.credit(account.id(), amount, clock.instant())
-                .orElseThrow(() -> new AccountNotFoundException(email));
+        return transactions.inTransaction(() -> {
+            Instant now = clock.instant();
+            Usd balance = accounts.credit(account.id(), amount, now)
+                    .orElseThrow(() -> new AccountNotFoundException(email));
+            if (amount.isPositive()) {
+                credits.record(AccountCredit.of(account.id(), amount, CreditSource.OPERATOR, OPERATOR_NOTE, balance,
+                        now));
+            }
+            return balance;
+        });
     }
 
     @Override
     public Account byEmail(Email email) {
         return accounts.findByEmail(email).orElseThrow(() -> new AccountNotFoundException(email));
+    }
+
+    @Override
+    public Account byId(AccountId id) {
+        return accounts.findById(id).orElseThrow(AccountNotFoundException::new);
     }
 }

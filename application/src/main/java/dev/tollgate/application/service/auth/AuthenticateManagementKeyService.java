@@ -13,6 +13,7 @@ import dev.tollgate.domain.shared.KeyHasher;
 import dev.tollgate.domain.shared.KeyKind;
 import dev.tollgate.domain.shared.RawKey;
 import java.time.Clock;
+import java.time.Instant;
 
 /** Service: §5 authentication of management keys. A malformed key is refused before any store lookup. */
 public final class AuthenticateManagementKeyService implements AuthenticateManagementKeyUseCase {
@@ -20,26 +21,30 @@ public final class AuthenticateManagementKeyService implements AuthenticateManag
     private final ManagementKeyRepository managementKeys;
     private final AccountRepository accounts;
     private final KeyHasher hasher;
+    private final ManagementKeyUsage usage;
     private final Clock clock;
 
     public AuthenticateManagementKeyService(ManagementKeyRepository managementKeys, AccountRepository accounts,
-            KeyHasher hasher, Clock clock) {
+            KeyHasher hasher, ManagementKeyUsage usage, Clock clock) {
         this.managementKeys = managementKeys;
         this.accounts = accounts;
         this.hasher = hasher;
+        this.usage = usage;
         this.clock = clock;
     }
 
     @Override
     public ManagementPrincipal authenticate(String bearerToken) {
         RawKey raw = RawKey.parse(bearerToken, KeyKind.MANAGEMENT).orElseThrow(InvalidManagementKeyException::new);
+        Instant now = clock.instant();
         ManagementKey key = managementKeys.findByHash(hasher.hash(raw))
-                .filter(k -> k.state(clock.instant()) == ManagementKeyState.ACTIVE)
+                .filter(k -> k.state(now) == ManagementKeyState.ACTIVE)
                 .orElseThrow(InvalidManagementKeyException::new);
         Account account = accounts.findById(key.accountId()).orElseThrow(InvalidManagementKeyException::new);
         if (!account.emailVerified()) {
             throw new EmailNotVerifiedException();
         }
+        usage.used(key, now);
         return new ManagementPrincipal(account.id(), key.access());
     }
 }

@@ -1,6 +1,5 @@
 package dev.tollgate.application.service.completions;
 
-import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
@@ -13,6 +12,7 @@ import dev.tollgate.domain.billing.Pricing;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,6 +22,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One completion from hold to settlement. Tries the routes in order; a retryable failure before any output moves
@@ -33,10 +34,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class CompletionRun implements RunningCompletion {
 
-    record Context(ApiKeyPrincipal principal, ChatRequest request, String requestId, List<ProviderRoute> routes,
+    /**
+     * @param keyHash the paying key, {@code null} when the operator pays (anonymous playground)
+     * @param settle  writes the request's one settlement (the prepaid ledger, or the playground's)
+     * @param onEnd   runs once when the request is over, before the settlement (gives back traffic slots)
+     */
+    record Context(KeyHash keyHash, ChatRequest request, String requestId, List<ProviderRoute> routes,
             long promptTokens, int maxTokens, Usd hold, Instant admittedAt, ModelProviders providers,
-            TokenCounter tokens, BillingLedger billing, Clock clock, ScheduledExecutorService timers,
-            Executor blocking, CompletionSettings settings) {
+            TokenCounter tokens, Consumer<BillingLedger.Settlement> settle, Clock clock,
+            ScheduledExecutorService timers, Executor blocking, CompletionSettings settings, Runnable onEnd) {
     }
 
     private final Context ctx;
@@ -199,9 +205,12 @@ final class CompletionRun implements RunningCompletion {
         Instant now = ctx.clock().instant();
         long latency = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
         BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
-                ctx.principal().keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
+                ctx.keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
-        ctx.blocking().execute(() -> ctx.billing().settle(settlement));
+        ctx.blocking().execute(() -> {
+            ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
+            ctx.settle().accept(settlement);
+        });
     }
 
     private Usd charge(TokenUsage usage, String status) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tollgate.application.port.in.account.AccountAlreadyExistsException;
 import dev.tollgate.application.port.in.account.AccountNotFoundException;
 import dev.tollgate.application.port.in.account.OpenAccountCommand;
+import dev.tollgate.application.testing.InMemoryCreditLedger;
 import dev.tollgate.application.testing.PersistenceStores;
 import dev.tollgate.domain.account.Account;
 import dev.tollgate.domain.account.AccountId;
@@ -28,11 +29,36 @@ class AccountServiceTest {
     private final MutableClock clock = new MutableClock(START);
     private PersistenceStores stores;
     private AccountService service;
+    private InMemoryCreditLedger credits;
 
     @BeforeEach
     void setUp() {
         stores = PersistenceStores.inMemory();
-        service = new AccountService(stores.accounts(), stores.transactions(), clock);
+        credits = new InMemoryCreditLedger();
+        service = new AccountService(stores.accounts(), credits, stores.transactions(), clock);
+    }
+
+    @Test
+    void everyCreditLeavesALineWithTheBalanceAfterIt() {
+        AccountId id = service.open(new OpenAccountCommand(ALICE, true, usd("10")));
+        clock.advance(java.time.Duration.ofMinutes(5));
+        assertEquals(usd("12.5"), service.credit(ALICE, usd("2.5")));
+
+        var lines = credits.history(id, 0, 10);
+        assertEquals(2, lines.size());
+        assertEquals(usd("2.5"), lines.get(0).amount());
+        assertEquals(usd("12.5"), lines.get(0).balanceAfter());
+        assertEquals(START.plus(java.time.Duration.ofMinutes(5)), lines.get(0).createdAt());
+        assertEquals(dev.tollgate.domain.billing.CreditSource.OPERATOR, lines.get(0).source());
+        assertEquals(usd("10"), lines.get(1).amount());
+        assertEquals("Opening credit from the operator", lines.get(1).note());
+        assertEquals(usd("12.5"), credits.total(id));
+    }
+
+    @Test
+    void anAccountOpenedWithoutCreditHasNoLine() {
+        AccountId id = service.open(new OpenAccountCommand(ALICE, true, Usd.ZERO));
+        assertTrue(credits.history(id, 0, 10).isEmpty());
     }
 
     private static Usd usd(String dollars) {

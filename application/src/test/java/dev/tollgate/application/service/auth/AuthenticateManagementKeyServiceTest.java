@@ -16,6 +16,7 @@ import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.account.Email;
 import dev.tollgate.domain.managementkey.ManagementAccess;
 import dev.tollgate.domain.managementkey.ManagementKey;
+import dev.tollgate.domain.managementkey.ManagementKeyId;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.KeyHasher;
 import dev.tollgate.domain.shared.KeyKind;
@@ -93,6 +94,24 @@ class AuthenticateManagementKeyServiceTest {
             calls++;
             delegate.update(key);
         }
+
+        @Override
+        public Optional<ManagementKey> findById(ManagementKeyId id) {
+            calls++;
+            return delegate.findById(id);
+        }
+
+        @Override
+        public boolean delete(ManagementKeyId id) {
+            calls++;
+            return delegate.delete(id);
+        }
+
+        @Override
+        public void recordUse(ManagementKeyId id, Instant at) {
+            calls++;
+            delegate.recordUse(id, at);
+        }
     }
 
     /** Counts every call into the account store. */
@@ -146,7 +165,8 @@ class AuthenticateManagementKeyServiceTest {
         stores = PersistenceStores.inMemory();
         managementKeys = new CountingManagementKeyRepository(stores.managementKeys());
         accounts = new CountingAccountRepository(stores.accounts());
-        service = new AuthenticateManagementKeyService(managementKeys, accounts, hasher, clock);
+        service = new AuthenticateManagementKeyService(managementKeys, accounts, hasher,
+                new ManagementKeyUsage(stores.managementKeys(), Runnable::run), clock);
         account = stores.newAccount(START);
     }
 

@@ -1,5 +1,21 @@
 package dev.tollgate.application.service.completions;
 
+import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
+import dev.tollgate.application.port.in.traffic.TrafficLimitsUnavailableException;
+import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.Bucket;
+import dev.tollgate.domain.quota.LimitScope;
+import dev.tollgate.domain.quota.QuotaDecision;
+import dev.tollgate.domain.quota.RateLimitReport;
+import dev.tollgate.domain.quota.Refusal;
+import dev.tollgate.domain.quota.SlotLease;
+import dev.tollgate.domain.quota.TrafficDemand;
+import dev.tollgate.application.port.in.traffic.TrafficOrigin;
+import dev.tollgate.application.service.traffic.TrafficGuard;
+import dev.tollgate.application.testing.InMemoryQuotaCounter;
+import dev.tollgate.domain.quota.TrafficLimits;
+import dev.tollgate.domain.quota.TrafficRules;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -68,6 +84,7 @@ import org.junit.jupiter.api.Test;
 class ChatCompletionServiceTest {
 
     private static final Instant NOW = Instant.parse("2026-03-04T12:00:00Z");
+    private static final TrafficOrigin ORIGIN = TrafficOrigin.of("203.0.113.7");
     private static final Usd OPENING_BALANCE = Usd.ofDollars(new java.math.BigDecimal("5"));
     private static final ModelCapabilities PLAIN = new ModelCapabilities(false, false, false, false);
 
@@ -91,6 +108,9 @@ class ChatCompletionServiceTest {
     private final ScriptedModelProvider alpha = new ScriptedModelProvider("alpha");
     private final ScriptedModelProvider beta = new ScriptedModelProvider("beta");
     private final QueueExecutor blocking = new QueueExecutor();
+    private BillingLedger billing = ledger;
+    private final InMemoryQuotaCounter quotas = new InMemoryQuotaCounter();
+    private TrafficGuard traffic = new TrafficGuard(new TrafficRules(TrafficLimits.DEFAULTS), quotas, clock, true);
     private final ManualScheduler timers = new ManualScheduler();
     private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("ab".repeat(32)),
             AccountId.newId());
@@ -160,7 +180,7 @@ class ChatCompletionServiceTest {
     }
 
     /** Records what a client would see. */
-    private static final class RecordingObserver implements CompletionObserver {
+    private static class RecordingObserver implements CompletionObserver {
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
         final StringBuilder text = new StringBuilder();
         volatile CompletionResult result;
@@ -203,8 +223,8 @@ class ChatCompletionServiceTest {
         ModelCatalog modelCatalog = () -> List.copyOf(catalog);
         Map<String, ModelProvider> byName = Map.of("alpha", alpha, "beta", beta);
         ModelProviders providers = name -> Optional.ofNullable(byName.get(name));
-        return new ChatCompletionService(new ModelCatalogService(modelCatalog), providers, new WordTokens(), ledger,
-                clock, scheduler, blocking, settings);
+        return new ChatCompletionService(new ModelCatalogService(modelCatalog), providers, new WordTokens(), billing,
+                clock, scheduler, blocking, settings, traffic);
     }
 
     private ChatCompletionService service() {
@@ -255,7 +275,7 @@ class ChatCompletionServiceTest {
     private Started start(ChatRequest request) {
         String requestId = newRequestId();
         RecordingObserver observer = new RecordingObserver();
-        RunningCompletion running = service().start(principal, request, requestId, observer);
+        RunningCompletion running = service().start(principal, request, requestId, ORIGIN, observer);
         return new Started(requestId, observer, running);
     }
 
@@ -415,6 +435,170 @@ class ChatCompletionServiceTest {
             assertEquals("insufficient_quota", refused.code());
             assertEquals(1, alpha.calls().size(), "only the admitted request went upstream");
             assertEquals(OPENING_BALANCE.minusFloorZero(micros(303)), available());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Traffic limits (§8.1) in front of the money
+
+    @Nested
+    class TrafficLimitsFirst {
+
+        private final Bucket keySlots = new Bucket(LimitScope.KEY, principal.apiKeyId().toString(), "inflight");
+        private final Bucket accountSlots = new Bucket(LimitScope.ACCOUNT, principal.accountId().toString(),
+                "inflight");
+
+        private void keyBurstOf(long burst) {
+            TrafficLimits d = TrafficLimits.DEFAULTS;
+            traffic = new TrafficGuard(new TrafficRules(new TrafficLimits(new TrafficLimits.RequestRate(600, burst),
+                    d.keyIp(), d.account(), d.ip(), d.burstWindow(), d.keyConcurrency(), d.accountConcurrency(),
+                    d.distinctIpsPerKey(), d.distinctKeysPerIp(), d.distinctWindow(), d.keyTokens(), d.accountTokens(),
+                    d.cooldown(), d.behaviour(), d.minimalWords(), d.playground())), quotas, clock, true);
+        }
+
+        private void assertSlotsFree() {
+            assertEquals(0, quotas.inFlight(keySlots), "the key's slot went back");
+            assertEquals(0, quotas.inFlight(accountSlots), "the account's slot went back");
+            assertEquals(0, traffic.inFlight());
+        }
+
+        @Test
+        void aRequestOverABucketIsRefusedBeforeAnyMoneyIsHeld() {
+            keyBurstOf(2);
+            start("test/solo", 100);
+            start("test/solo", 100);
+
+            RateLimitExceededException refused = assertThrows(RateLimitExceededException.class,
+                    () -> start("test/solo", 100));
+
+            assertEquals("rate_limit_exceeded", refused.code());
+            assertEquals(Refusal.Kind.REQUESTS, refused.refusal().kind());
+            assertEquals(LimitScope.KEY, refused.refusal().scope());
+            assertEquals(10, refused.refusal().retryAfterSeconds(), "the burst window is 10 s");
+            assertEquals(0, refused.report().requests().remaining());
+            assertEquals(2, ledger.placeHoldCalls(), "no hold was attempted for the refused request");
+            assertEquals(2, alpha.calls().size(), "nothing of it went upstream");
+            assertEquals(2, quotas.inFlight(keySlots), "it took no slot either");
+        }
+
+        @Test
+        void theObserverLearnsTheDecidingBucketsBeforeAnythingElse() {
+            AtomicReference<RateLimitReport> reported = new AtomicReference<>();
+            RecordingObserver observer = new RecordingObserver() {
+                @Override
+                public void onAdmitted(RateLimitReport report) {
+                    assertTrue(events.isEmpty());
+                    reported.set(report);
+                }
+            };
+            service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
+
+            RateLimitReport report = reported.get();
+            assertNotNull(report);
+            assertEquals(LimitScope.KEY, report.requests().scope(), "the key's 200 per 10 s is the tightest");
+            assertEquals(200, report.requests().limit());
+            assertEquals(199, report.requests().remaining());
+            assertEquals(2_000_000 - 103, report.tokens().remaining(), "3 prompt + 100 output tokens estimated");
+        }
+
+        @Test
+        void slotsGoBackWhenTheCompletionFinishes() {
+            start("test/solo", 100);
+            assertEquals(1, quotas.inFlight(keySlots));
+            alpha.onlyCall().firstByte().delta("a").finish("stop", new TokenUsage(3, 1));
+            blocking.runAll();
+            assertSlotsFree();
+        }
+
+        @Test
+        void slotsGoBackWhenTheClientLeaves() {
+            Started started = start("test/solo", 100);
+            started.running().cancel();
+            blocking.runAll();
+            assertSlotsFree();
+        }
+
+        @Test
+        void slotsGoBackWhenTheUpstreamFails() {
+            start("test/solo", 100);
+            alpha.onlyCall().fail(400, false, false, null);
+            blocking.runAll();
+            assertSlotsFree();
+        }
+
+        @Test
+        void slotsGoBackWhenTheHoldIsRefused() {
+            ledger.openAccount(principal.accountId(), micros(1));
+            assertThrows(InsufficientQuotaException.class, () -> start("test/solo", 100));
+            assertSlotsFree();
+        }
+
+        @Test
+        void slotsGoBackWhenTheDatabaseFailsThePlacingOfTheHold() {
+            billing = new BillingLedger() {
+                @Override
+                public HoldOutcome placeHold(HoldRequest hold) {
+                    throw new IllegalStateException("database unavailable");
+                }
+
+                @Override
+                public boolean settle(Settlement settlement) {
+                    return ledger.settle(settlement);
+                }
+
+                @Override
+                public long openHolds() {
+                    return ledger.openHolds();
+                }
+
+                @Override
+                public int releaseExpired(Instant now, int max) {
+                    return ledger.releaseExpired(now, max);
+                }
+            };
+            assertThrows(IllegalStateException.class, () -> start("test/solo", 100));
+            assertSlotsFree();
+        }
+
+        @Test
+        void theKeysConcurrencyCapRefusesTheFiftyFirst() {
+            for (int i = 0; i < 50; i++) {
+                start(request("test/solo", "prompt " + "word".repeat(i + 1), 10));
+            }
+            RateLimitExceededException refused = assertThrows(RateLimitExceededException.class,
+                    () -> start(request("test/solo", "one more question", 10)));
+            assertEquals(Refusal.Kind.CONCURRENCY, refused.refusal().kind());
+            assertEquals(1, refused.refusal().retryAfterSeconds());
+            alpha.calls().get(0).cancel();
+            alpha.calls().get(0).fail(500, false, false, null);
+            blocking.runAll();
+            start(request("test/solo", "one more question", 10));
+            assertEquals(51, alpha.calls().size());
+        }
+
+        @Test
+        void aStoreThatCannotBeReachedFailsTheRequestAsUnavailable() {
+            traffic = new TrafficGuard(new TrafficRules(TrafficLimits.DEFAULTS), new QuotaCounter() {
+                @Override
+                public QuotaDecision decide(TrafficDemand demand, Instant now) {
+                    throw new QuotaCounter.Unavailable("redis down", null);
+                }
+
+                @Override
+                public void release(SlotLease lease, Instant now) {
+                    throw new QuotaCounter.Unavailable("redis down", null);
+                }
+            }, clock, true);
+            assertThrows(TrafficLimitsUnavailableException.class, () -> start("test/solo", 100));
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void disabledLimitsCountNothing() {
+            traffic = new TrafficGuard(new TrafficRules(TrafficLimits.DEFAULTS), quotas, clock, false);
+            start("test/solo", 100);
+            assertEquals(0, quotas.inFlight(keySlots));
+            assertEquals(1, alpha.calls().size());
         }
     }
 
@@ -829,7 +1013,8 @@ class ChatCompletionServiceTest {
             String requestId = newRequestId();
             RecordingObserver observer = new RecordingObserver();
             long begin = System.nanoTime();
-            service(realTimers).start(principal, request("test/solo", PROMPT, 100), requestId, observer);
+            service(realTimers).start(principal, request("test/solo", PROMPT, 100), requestId, ORIGIN,
+                    observer);
 
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (observer.failure == null && System.nanoTime() < deadline) {

@@ -14,6 +14,7 @@ import dev.tollgate.application.port.in.managementkey.ManagementKeyLimitReachedE
 import dev.tollgate.application.port.in.managementkey.ManagementKeyNameTakenException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyNotFoundException;
 import dev.tollgate.application.service.auth.AuthenticateManagementKeyService;
+import dev.tollgate.application.service.auth.ManagementKeyUsage;
 import dev.tollgate.application.service.common.SecretIssuer;
 import dev.tollgate.application.testing.PersistenceStores;
 import dev.tollgate.application.testing.SecretScan;
@@ -54,7 +55,7 @@ class ManagementKeyServiceTest {
         service = new ManagementKeyService(stores.accounts(), stores.managementKeys(), stores.transactions(),
                 new SecretIssuer(new SplittableRandom(77), hasher), clock);
         authentication = new AuthenticateManagementKeyService(stores.managementKeys(), stores.accounts(), hasher,
-                clock);
+                new ManagementKeyUsage(stores.managementKeys(), Runnable::run), clock);
         account = stores.newAccount(START);
     }
 
@@ -243,5 +244,82 @@ class ManagementKeyServiceTest {
     void anExpiryInThePastIsRefused() {
         assertThrows(DomainRuleViolation.class, () -> create(account, "old", ManagementAccess.READ_WRITE, START));
         assertEquals(0, stored(account));
+    }
+
+    @Test
+    void disableEnableAndDeleteById() {
+        CreatedManagementKey created = create("by-id");
+        ManagementKey key = created.key();
+        service.disable(account.id(), key.id());
+        assertThrows(InvalidManagementKeyException.class, () -> authentication.authenticate(created.rawKey().reveal()));
+        assertEquals(ManagementKeyState.DISABLED, service.list(account.id()).keys().get(0).state());
+        service.enable(account.id(), key.id());
+        assertEquals(account.id(), authentication.authenticate(created.rawKey().reveal()).accountId());
+        service.delete(account.id(), key.id());
+        assertThrows(InvalidManagementKeyException.class, () -> authentication.authenticate(created.rawKey().reveal()));
+        assertEquals(0, stored(account));
+        assertThrows(ManagementKeyNotFoundException.class, () -> service.enable(account.id(), key.id()));
+    }
+
+    @Test
+    void anotherAccountsKeyIsNotFoundByIdAndStaysAsItWas() {
+        Account other = stores.newAccount(START);
+        CreatedManagementKey theirs = create(other, "theirs", ManagementAccess.READ_WRITE, null);
+        assertThrows(ManagementKeyNotFoundException.class, () -> service.disable(account.id(), theirs.key().id()));
+        assertThrows(ManagementKeyNotFoundException.class, () -> service.delete(account.id(), theirs.key().id()));
+        assertThrows(ManagementKeyNotFoundException.class, () -> service.enable(account.id(), theirs.key().id()));
+        assertEquals(other.id(), authentication.authenticate(theirs.rawKey().reveal()).accountId());
+        assertEquals(List.of(), service.list(account.id()).keys());
+        assertEquals(1, service.list(other.id()).keys().size());
+    }
+
+    @Test
+    void enablingIsRefusedWhenItWouldMakeATwentySixthActiveKey() {
+        CreatedManagementKey spare = create("spare");
+        service.disable(account.id(), spare.key().id());
+        fillUp(account, ManagementKeyPolicy.MAX_ACTIVE_PER_ACCOUNT);
+        assertEquals(false, service.list(account.id()).roomForAnother());
+        assertThrows(ManagementKeyLimitReachedException.class, () -> service.enable(account.id(), spare.key().id()));
+        assertEquals(ManagementKeyState.DISABLED,
+                stores.managementKeys().findById(spare.key().id()).orElseThrow().state(START));
+        service.delete(account.id(), stores.managementKeys().findByName(account.id(), new KeyName("filler-0"))
+                .orElseThrow().id());
+        service.enable(account.id(), spare.key().id());
+        assertEquals(ManagementKeyPolicy.MAX_ACTIVE_PER_ACCOUNT, service.list(account.id()).active());
+    }
+
+    @Test
+    void theListShowsStatesNewestFirstAndCountsTheActiveOnes() {
+        create("first");
+        clock.advance(Duration.ofSeconds(1));
+        CreatedManagementKey second = create("second");
+        clock.advance(Duration.ofSeconds(1));
+        create(account, "third", ManagementAccess.READ_WRITE, START.plusSeconds(10));
+        service.disable(account.id(), second.key().id());
+        clock.set(START.plusSeconds(10));
+        var overview = service.list(account.id());
+        assertEquals(List.of("third", "second", "first"),
+                overview.keys().stream().map(e -> e.key().name().value()).toList());
+        assertEquals(List.of(ManagementKeyState.EXPIRED, ManagementKeyState.DISABLED, ManagementKeyState.ACTIVE),
+                overview.keys().stream().map(e -> e.state()).toList());
+        assertEquals(1, overview.active());
+    }
+
+    @Test
+    void authenticationRecordsLastUseAtMostOnceAMinute() {
+        CreatedManagementKey created = create("tracked");
+        assertEquals(Optional.empty(), stores.managementKeys().findById(created.key().id()).orElseThrow().lastUsedAt());
+        clock.advance(Duration.ofSeconds(5));
+        authentication.authenticate(created.rawKey().reveal());
+        assertEquals(Optional.of(START.plusSeconds(5)),
+                stores.managementKeys().findById(created.key().id()).orElseThrow().lastUsedAt());
+        clock.advance(Duration.ofSeconds(30));
+        authentication.authenticate(created.rawKey().reveal());
+        assertEquals(Optional.of(START.plusSeconds(5)),
+                stores.managementKeys().findById(created.key().id()).orElseThrow().lastUsedAt());
+        clock.advance(Duration.ofSeconds(31));
+        authentication.authenticate(created.rawKey().reveal());
+        assertEquals(Optional.of(START.plusSeconds(66)),
+                stores.managementKeys().findById(created.key().id()).orElseThrow().lastUsedAt());
     }
 }

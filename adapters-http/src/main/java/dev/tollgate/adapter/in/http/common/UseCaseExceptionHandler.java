@@ -1,6 +1,9 @@
 package dev.tollgate.adapter.in.http.common;
 
 import dev.tollgate.application.port.in.UseCaseException;
+import dev.tollgate.application.port.in.playground.PlaygroundKeyUnavailableException;
+import dev.tollgate.application.port.in.session.InvalidFormTokenException;
+import dev.tollgate.application.port.in.session.SessionRequiredException;
 import dev.tollgate.application.port.in.account.AccountAlreadyExistsException;
 import dev.tollgate.application.port.in.account.AccountNotFoundException;
 import dev.tollgate.application.port.in.auth.EmailNotVerifiedException;
@@ -15,6 +18,10 @@ import dev.tollgate.application.port.in.keys.ApiKeyNotFoundException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyLimitReachedException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyNameTakenException;
 import dev.tollgate.application.port.in.managementkey.ManagementKeyNotFoundException;
+import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
+import dev.tollgate.application.port.in.traffic.TrafficLimitsUnavailableException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -29,9 +36,11 @@ import java.time.Clock;
 public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseException, HttpResponse<?>> {
 
     private final Clock clock;
+    private final MeterRegistry registry;
 
-    UseCaseExceptionHandler(Clock clock) {
+    UseCaseExceptionHandler(Clock clock, MeterRegistry registry) {
         this.clock = clock;
+        this.registry = registry;
     }
 
     @Override
@@ -45,30 +54,45 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             param = unsupported.param();
         } else if (exception instanceof ModelNotFoundException) {
             param = "model";
+        } else if (exception instanceof RateLimitExceededException limited) {
+            type = "rate_limit_error";
+            RateLimitHeaders.remember(request, limited.report());
+            Counter.builder("tollgate.rate.limited").description("Requests refused by a traffic limit (§8)")
+                    .tag("kind", limited.refusal().kind().name().toLowerCase(java.util.Locale.ROOT))
+                    .tag("scope", limited.refusal().scope().code()).register(registry).increment();
         }
         var response = ApiErrors.respond(request, status, exception.getMessage(),
                 new ApiErrors.ModelError(type, exception.code(), param), clock);
         if (exception instanceof InsufficientQuotaException) {
             // A billing state, not throttling: the openai SDK would otherwise retry it (sdk-contract.md).
             response.header("x-should-retry", "false");
+        } else if (exception instanceof RateLimitExceededException limited) {
+            // Accurate and small: the openai SDK sleeps whatever it is told (sdk-contract.md).
+            response.header("Retry-After", Long.toString(limited.refusal().retryAfterSeconds()));
+        } else if (exception instanceof TrafficLimitsUnavailableException) {
+            response.header("Retry-After", "1");
         }
         return response;
     }
 
     static HttpStatus statusOf(UseCaseException exception) {
-        if (exception instanceof InvalidManagementKeyException || exception instanceof InvalidApiKeyException) {
+        if (exception instanceof InvalidManagementKeyException || exception instanceof InvalidApiKeyException
+                || exception instanceof SessionRequiredException) {
             return HttpStatus.UNAUTHORIZED;
         }
         if (exception instanceof ModelNotFoundException) {
             return HttpStatus.NOT_FOUND;
         }
-        if (exception instanceof InsufficientQuotaException) {
+        if (exception instanceof InsufficientQuotaException || exception instanceof RateLimitExceededException) {
             return HttpStatus.TOO_MANY_REQUESTS;
         }
-        if (exception instanceof CatalogUnavailableException) {
+        if (exception instanceof CatalogUnavailableException
+                || exception instanceof TrafficLimitsUnavailableException) {
             return HttpStatus.SERVICE_UNAVAILABLE;
         }
-        if (exception instanceof EmailNotVerifiedException || exception instanceof ReadOnlyManagementKeyException) {
+        if (exception instanceof EmailNotVerifiedException || exception instanceof ReadOnlyManagementKeyException
+                || exception instanceof InvalidFormTokenException
+                || exception instanceof PlaygroundKeyUnavailableException) {
             return HttpStatus.FORBIDDEN;
         }
         if (exception instanceof ApiKeyNotFoundException || exception instanceof AccountNotFoundException

@@ -18,7 +18,7 @@ import java.util.Set;
  * and range with a 400 naming it; fields the gateway does not know are ignored, as OpenAI-compatible servers do
  * (SDKs send extras such as {@code parallel_tool_calls} or OpenRouter's routing hints).
  */
-final class ChatRequests {
+public final class ChatRequests {
 
     private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool", "function");
     private static final Set<String> TOOL_CHOICES = Set.of("none", "auto", "required");
@@ -28,7 +28,7 @@ final class ChatRequests {
     private ChatRequests() {
     }
 
-    static ChatRequest parse(JsonObjectBody body, JsonMapper json) {
+    public static ChatRequest parse(JsonObjectBody body, JsonMapper json) {
         if (!body.has("model") || body.isNull("model")) {
             throw new InvalidRequestException("model", "model is required: an id from GET /v1/models");
         }

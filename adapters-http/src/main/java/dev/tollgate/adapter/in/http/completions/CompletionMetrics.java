@@ -4,6 +4,7 @@ import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.domain.quota.RateLimitReport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,11 @@ public final class CompletionMetrics {
     CompletionObserver observe(String model, boolean stream, CompletionObserver delegate) {
         long start = System.nanoTime();
         return new CompletionObserver() {
+            @Override
+            public void onAdmitted(RateLimitReport report) {
+                delegate.onAdmitted(report);
+            }
+
             @Override
             public void onStarted(String provider) {
                 Timer.builder("tollgate.completion.ttft").description("Time to the upstream's first byte")

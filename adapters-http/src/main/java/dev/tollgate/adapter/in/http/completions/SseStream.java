@@ -1,9 +1,11 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.domain.quota.RateLimitReport;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -116,6 +118,11 @@ final class SseStream implements CompletionObserver {
     }
 
     @Override
+    public void onAdmitted(RateLimitReport report) {
+        RateLimitHeaders.remember(request, report);
+    }
+
+    @Override
     public synchronized void onStarted(String provider) {
         if (ended) {
             return;
@@ -166,7 +173,7 @@ final class SseStream implements CompletionObserver {
             ended = true;
             keepAlive.dispose();
             unwatch.run();
-            response.complete(ChatCompletionsController.failureResponse(request, failure, clock));
+            response.complete(CompletionResponses.failureResponse(request, failure, clock));
             return;
         }
         data(chunks.errorEvent(failure));

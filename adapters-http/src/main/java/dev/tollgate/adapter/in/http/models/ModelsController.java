@@ -1,7 +1,12 @@
 package dev.tollgate.adapter.in.http.models;
 
 import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
+import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
+import dev.tollgate.adapter.in.http.common.SourceAddresses;
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
+import dev.tollgate.application.port.in.completions.AdmitModelListUseCase;
+import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ModelId;
@@ -26,15 +31,27 @@ public class ModelsController {
 
     private final ModelApiAuthentication authentication;
     private final ListModelsUseCase models;
+    private final AdmitModelListUseCase traffic;
+    private final SourceAddresses sources;
 
-    ModelsController(ModelApiAuthentication authentication, ListModelsUseCase models) {
+    ModelsController(ModelApiAuthentication authentication, ListModelsUseCase models, AdmitModelListUseCase traffic,
+            SourceAddresses sources) {
         this.authentication = authentication;
         this.models = models;
+        this.traffic = traffic;
+        this.sources = sources;
+    }
+
+    /** §5.1, §8.1: the key, then the caller's request buckets (the list is a /v1 request like any other). */
+    private void admit(HttpRequest<?> request) {
+        ApiKeyPrincipal principal = authentication.principal(request);
+        RateLimitHeaders.remember(request, traffic.admitModelList(principal,
+                TrafficOrigin.of(sources.sourceOf(request))));
     }
 
     @Get
     Map<String, Object> list(HttpRequest<?> request) {
-        authentication.principal(request);
+        admit(request);
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("object", "list");
         page.put("data", models.list().stream().map(ModelsController::entry).toList());
@@ -43,7 +60,7 @@ public class ModelsController {
 
     @Get("/{+id}")
     Map<String, Object> get(HttpRequest<?> request, @PathVariable String id) {
-        authentication.principal(request);
+        admit(request);
         return entry(models.get(new ModelId(id)));
     }
 

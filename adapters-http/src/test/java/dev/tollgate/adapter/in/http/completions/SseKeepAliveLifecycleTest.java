@@ -1,5 +1,7 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.SourceAddresses;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -65,9 +67,11 @@ class SseKeepAliveLifecycleTest {
     }
 
     private ChatCompletionsController controller(CompleteChatUseCase useCase) {
+        JsonMapper json = JsonMapper.createDefault();
         return new ChatCompletionsController(new ModelApiAuthentication(token -> principal), useCase,
-                JsonMapper.createDefault(), Clock.systemUTC(), new SseSettings(Duration.ofMillis(10)),
-                new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger()));
+                new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10)),
+                        new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
+                json, new SourceAddresses(java.util.List.of(), 64));
     }
 
     private static HttpRequest<?> streamRequest() {
@@ -89,7 +93,7 @@ class SseKeepAliveLifecycleTest {
     @Test
     void aLiveStreamTicksAndAnEndedStreamStops() throws Exception {
         AtomicReference<CompletionObserver> observer = new AtomicReference<>();
-        ChatCompletionsController controller = controller((p, request, id, o) -> {
+        ChatCompletionsController controller = controller((p, request, id, origin, o) -> {
             observer.set(o);
             return () -> {
             };
@@ -106,10 +110,10 @@ class SseKeepAliveLifecycleTest {
 
     @Test
     void aStreamRefusedBeforeItStartsLeavesNoKeepAliveBehind() throws Exception {
-        ChatCompletionsController notFound = controller((p, request, id, o) -> {
+        ChatCompletionsController notFound = controller((p, request, id, origin, o) -> {
             throw new ModelNotFoundException(request.model());
         });
-        ChatCompletionsController noQuota = controller((p, request, id, o) -> {
+        ChatCompletionsController noQuota = controller((p, request, id, origin, o) -> {
             throw new InsufficientQuotaException(InsufficientQuotaException.Reason.ACCOUNT_BALANCE);
         });
 

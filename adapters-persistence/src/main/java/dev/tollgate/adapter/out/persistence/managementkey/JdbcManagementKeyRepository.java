@@ -5,6 +5,7 @@ import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.managementkey.ManagementAccess;
 import dev.tollgate.domain.managementkey.ManagementKey;
 import dev.tollgate.domain.managementkey.ManagementKeyId;
+import dev.tollgate.domain.shared.Timestamps;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.KeyName;
 import jakarta.inject.Singleton;
@@ -41,6 +42,22 @@ public class JdbcManagementKeyRepository implements ManagementKeyRepository {
     }
 
     @Override
+    public Optional<ManagementKey> findById(ManagementKeyId id) {
+        return rows.findById(id.value()).map(JdbcManagementKeyRepository::toDomain);
+    }
+
+    @Override
+    public boolean delete(ManagementKeyId id) {
+        return rows.deleteById(id.value()) == 1;
+    }
+
+    @Override
+    public void recordUse(ManagementKeyId id, Instant at) {
+        Instant millis = Timestamps.millis(at);
+        rows.recordUse(id.value(), millis, millis.minusSeconds(60));
+    }
+
+    @Override
     public long countActive(AccountId accountId, Instant now) {
         return rows.countActive(accountId.value(), now);
     }
@@ -62,6 +79,6 @@ public class JdbcManagementKeyRepository implements ManagementKeyRepository {
                 .orElseThrow(() -> new IllegalStateException("unknown access " + row.access()));
         return ManagementKey.restore(new ManagementKeyId(row.id()), new AccountId(row.accountId()),
                 new KeyName(row.name()), access, new KeyHash(row.keyHash()), row.label(), row.disabled(),
-                row.expiresAt(), row.createdAt(), row.updatedAt());
+                row.expiresAt(), row.createdAt(), row.updatedAt(), row.lastUsedAt());
     }
 }

@@ -24,6 +24,15 @@ interface ManagementKeyRowRepository extends GenericRepository<ManagementKeyRow,
 
     Optional<ManagementKeyRow> findByAccountIdAndName(UUID accountId, String name);
 
+    Optional<ManagementKeyRow> findById(UUID id);
+
+    @Query("DELETE FROM management_key WHERE id = :id")
+    long deleteById(UUID id);
+
+    @Query("UPDATE management_key SET last_used_at = :at WHERE id = :id "
+            + "AND (last_used_at IS NULL OR last_used_at <= :minuteBefore)")
+    long recordUse(UUID id, Instant at, Instant minuteBefore);
+
     @Query("SELECT count(*) FROM management_key WHERE account_id = :accountId AND NOT disabled "
             + "AND (expires_at IS NULL OR expires_at > :now)")
     long countActive(UUID accountId, Instant now);

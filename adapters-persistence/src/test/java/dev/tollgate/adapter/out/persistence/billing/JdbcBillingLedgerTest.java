@@ -9,6 +9,8 @@ import dev.tollgate.adapter.out.persistence.account.JdbcAccountRepository;
 import dev.tollgate.adapter.out.persistence.apikey.JdbcApiKeyRepository;
 import dev.tollgate.adapter.out.persistence.common.JdbcTransactionRunner;
 import dev.tollgate.adapter.out.persistence.managementkey.JdbcManagementKeyRepository;
+import dev.tollgate.adapter.out.persistence.session.JdbcCredentialRepository;
+import dev.tollgate.adapter.out.persistence.session.JdbcSessionRepository;
 import dev.tollgate.adapter.out.persistence.spend.JdbcKeySpendRepository;
 import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
 import dev.tollgate.application.port.out.BillingLedger;
@@ -86,7 +88,8 @@ class JdbcBillingLedgerTest {
         ledger = context.getBean(JdbcBillingLedger.class);
         stores = new PersistenceStores(context.getBean(JdbcAccountRepository.class),
                 context.getBean(JdbcApiKeyRepository.class), context.getBean(JdbcManagementKeyRepository.class),
-                context.getBean(JdbcKeySpendRepository.class), context.getBean(JdbcTransactionRunner.class));
+                context.getBean(JdbcKeySpendRepository.class), context.getBean(JdbcTransactionRunner.class),
+                context.getBean(JdbcCredentialRepository.class), context.getBean(JdbcSessionRepository.class));
     }
 
     @AfterAll

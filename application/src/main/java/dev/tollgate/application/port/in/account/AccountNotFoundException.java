@@ -10,6 +10,10 @@ public final class AccountNotFoundException extends UseCaseException {
         super("no account with e-mail " + email);
     }
 
+    public AccountNotFoundException() {
+        super("no such account");
+    }
+
     @Override
     public String code() {
         return "account_not_found";

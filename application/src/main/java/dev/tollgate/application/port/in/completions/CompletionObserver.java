@@ -1,10 +1,16 @@
 package dev.tollgate.application.port.in.completions;
 
+import dev.tollgate.domain.quota.RateLimitReport;
+
 /**
  * Receives one completion as it happens. Calls come from one thread at a time, in order: any number of
  * {@link #onDelta}, then exactly one of {@link #onComplete} or {@link #onFailure}.
  */
 public interface CompletionObserver {
+
+    /** The traffic limits admitted the request (before anything else); what to report in rate-limit headers. */
+    default void onAdmitted(RateLimitReport report) {
+    }
 
     /** The upstream began answering (the first byte arrived); at most once, before the first delta. */
     void onStarted(String provider);

@@ -10,6 +10,11 @@ public final class ModelNotFoundException extends UseCaseException {
         super("The model '" + model + "' does not exist or is not offered; see GET /v1/models");
     }
 
+    /** A model this surface does not offer (the public playground serves a few models only). */
+    public ModelNotFoundException(ModelId model, String offered) {
+        super("The model '" + model + "' is not offered here; choose one of: " + offered);
+    }
+
     @Override
     public String code() {
         return "model_not_found";

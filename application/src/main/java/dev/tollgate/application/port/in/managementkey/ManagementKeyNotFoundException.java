@@ -10,6 +10,10 @@ public final class ManagementKeyNotFoundException extends UseCaseException {
         super("no management key named '" + name + "' in this account");
     }
 
+    public ManagementKeyNotFoundException() {
+        super("no such management key in this account");
+    }
+
     @Override
     public String code() {
         return "management_key_not_found";

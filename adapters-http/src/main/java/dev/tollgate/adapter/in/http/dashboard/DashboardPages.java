@@ -1,0 +1,131 @@
+package dev.tollgate.adapter.in.http.dashboard;
+
+import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
+import dev.tollgate.domain.account.Account;
+import dev.tollgate.domain.shared.Usd;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.views.ModelAndView;
+import jakarta.inject.Singleton;
+import java.math.RoundingMode;
+import java.net.URI;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * HTTP adapter: what every dashboard page shares — the layout's model (title, navigation, the signed-in
+ * visitor, the form token), redirects after a form, and the pages for a refused form or too many attempts.
+ * Templates get maps of strings, never domain objects.
+ */
+@Singleton
+final class DashboardPages {
+
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
+            .withZone(ZoneOffset.UTC);
+
+    private final DashboardSecurity security;
+
+    DashboardPages(DashboardSecurity security) {
+        this.security = security;
+    }
+
+    MutableHttpResponse<?> page(HttpStatus status, HttpRequest<?> request, String template, String title,
+            String nav, Map<String, Object> model) {
+        Map<String, Object> all = new HashMap<>(model);
+        all.put("title", title);
+        all.put("nav", nav == null ? "" : nav);
+        all.put("csrf", security.formToken(request));
+        security.visitor(request).ifPresent(v -> all.put("visitor", visitorModel(v.account())));
+        return HttpResponse.status(status).body(new ModelAndView<>("dashboard/" + template, all));
+    }
+
+    MutableHttpResponse<?> page(HttpRequest<?> request, String template, String title, String nav,
+            Map<String, Object> model) {
+        return page(HttpStatus.OK, request, template, title, nav, model);
+    }
+
+    /** After a successful form: see the page at {@code path} (303, so a reload does not post again). */
+    static MutableHttpResponse<?> seeOther(String path) {
+        return HttpResponse.status(HttpStatus.SEE_OTHER).headers(h -> h.location(URI.create(path)));
+    }
+
+    /** A form without a valid token: refused, nothing changed. */
+    MutableHttpResponse<?> refusedForm(HttpRequest<?> request) {
+        return page(HttpStatus.FORBIDDEN, request, "message", "Form expired", null, Map.of(
+                "heading", "This form has expired",
+                "text", "The form did not carry a valid security token — it was open too long, you signed in or "
+                        + "out in another tab, or it was not sent from this site. Nothing was changed. Go back, "
+                        + "reload the page and try again."));
+    }
+
+    MutableHttpResponse<?> tooMany(HttpRequest<?> request, RateLimitExceededException limited, String what) {
+        long seconds = limited.refusal().retryAfterSeconds();
+        long minutes = Math.max(1, (seconds + 59) / 60);
+        return page(HttpStatus.TOO_MANY_REQUESTS, request, "message", "Too many attempts", null, Map.of(
+                "heading", "Too many attempts",
+                "text", "Too many " + what + " in a short time. Try again in " + minutes
+                        + (minutes == 1 ? " minute." : " minutes.")))
+                .header("Retry-After", Long.toString(seconds));
+    }
+
+    static Map<String, Object> visitorModel(Account account) {
+        Map<String, Object> visitor = new LinkedHashMap<>();
+        visitor.put("email", account.email().value());
+        visitor.put("verified", account.emailVerified());
+        visitor.put("balance", usd(account.balance()));
+        return visitor;
+    }
+
+    static String usd(Usd amount) {
+        return "$" + amount.toDollars().setScale(2, RoundingMode.DOWN).toPlainString();
+    }
+
+    /**
+     * An amount as people read money: cents when it is whole cents ({@code $12.50}), else every micro-dollar that
+     * matters ({@code $0.000034}) — a request's cost is often far below a cent and must not show as $0.00.
+     */
+    static String money(Usd amount) {
+        java.math.BigDecimal dollars = java.math.BigDecimal.valueOf(amount.micros(), 6).stripTrailingZeros();
+        if (dollars.scale() < 2) {
+            dollars = dollars.setScale(2, RoundingMode.UNNECESSARY);
+        }
+        return "$" + dollars.toPlainString();
+    }
+
+    /** A paging offset from a query parameter: absent, malformed or negative is 0, larger than {@code max} is max. */
+    static int offset(String typed, int max) {
+        if (typed == null || typed.isBlank()) {
+            return 0;
+        }
+        try {
+            return Math.max(0, Math.min(max, Integer.parseInt(typed.strip())));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    static String time(Instant instant) {
+        return instant == null ? "" : TIME.format(instant);
+    }
+
+    /** A form's fields as strings (repeated fields: the first). */
+    static Map<String, String> fields(Map<String, Object> body) {
+        Map<String, String> form = new HashMap<>();
+        if (body != null) {
+            body.forEach((name, value) -> {
+                Object first = value instanceof Iterable<?> many ? many.iterator().hasNext()
+                        ? many.iterator().next() : null : value;
+                if (first != null) {
+                    form.put(name, first.toString());
+                }
+            });
+        }
+        return form;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.tollgate.adapter.in.http.dashboard;
+
+import dev.tollgate.domain.apikey.LimitReset;
+import dev.tollgate.domain.shared.Usd;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+
+/**
+ * HTTP adapter: the fields of the dashboard's key forms, read the way {@code /api/v1/keys} reads its JSON — a USD
+ * limit as a positive decimal (rounded half-up to 1 µUSD, at most 10^12), a reset period of {@code daily},
+ * {@code weekly} or {@code monthly} (empty: lifetime), an expiry as a UTC date and time ({@code datetime-local}).
+ * An empty limit or expiry means none. Shape only: the business rules (reset needs a limit, a future expiry) are
+ * the domain's, through the same use cases as the API.
+ */
+final class KeyForms {
+
+    private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
+    private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm");
+
+    private KeyForms() {
+    }
+
+    /** A field the visitor filled in wrongly: its name and a sentence to show next to the form. */
+    static final class FieldError extends RuntimeException {
+        FieldError(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The limit in USD, or null when the field is empty. */
+    static Usd limit(Map<String, String> form) {
+        String typed = form.getOrDefault("limit", "").strip().replace("$", "");
+        if (typed.isEmpty()) {
+            return null;
+        }
+        BigDecimal dollars;
+        try {
+            dollars = new BigDecimal(typed);
+        } catch (NumberFormatException e) {
+            throw new FieldError("The limit must be an amount in US dollars, e.g. 5 or 12.50.");
+        }
+        if (dollars.signum() <= 0 || dollars.compareTo(MAX_LIMIT_DOLLARS) > 0) {
+            throw new FieldError("The limit must be more than $0 and at most $1,000,000,000,000.");
+        }
+        Usd amount = Usd.ofDollars(dollars);
+        if (amount.isZero()) {
+            throw new FieldError("The limit must be at least $0.000001.");
+        }
+        return amount;
+    }
+
+    /** The reset period, or null for a lifetime limit (empty field). */
+    static LimitReset reset(Map<String, String> form) {
+        String typed = form.getOrDefault("limit_reset", "").strip();
+        if (typed.isEmpty()) {
+            return null;
+        }
+        return LimitReset.fromWireName(typed).orElseThrow(
+                () -> new FieldError("The reset period must be daily, weekly, monthly or none."));
+    }
+
+    /** The expiry (UTC), or null when the field is empty. */
+    static Instant expiry(Map<String, String> form) {
+        String typed = form.getOrDefault("expires_at", "").strip();
+        if (typed.isEmpty()) {
+            return null;
+        }
+        try {
+            String minutes = typed.length() > 16 ? typed.substring(0, 16) : typed;
+            return LocalDateTime.parse(minutes, INPUT).toInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            throw new FieldError("The expiry must be a date and time (UTC), e.g. 2030-01-31T23:59.");
+        }
+    }
+
+    /** The value of a {@code datetime-local} input for an instant (UTC, to the minute). */
+    static String inputValue(Instant instant) {
+        return instant == null ? "" : INPUT.format(instant.atOffset(ZoneOffset.UTC));
+    }
+
+    /** A limit for an input field: plain decimal dollars, no sign. */
+    static String inputValue(Usd amount) {
+        return amount == null ? "" : amount.toDollars().toPlainString();
+    }
+}

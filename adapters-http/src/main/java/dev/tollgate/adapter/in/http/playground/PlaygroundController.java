@@ -1,0 +1,92 @@
+package dev.tollgate.adapter.in.http.playground;
+
+import dev.tollgate.adapter.in.http.common.JsonObjectBody;
+import dev.tollgate.adapter.in.http.common.RequestIds;
+import dev.tollgate.adapter.in.http.common.SourceAddresses;
+import dev.tollgate.adapter.in.http.completions.ChatRequests;
+import dev.tollgate.adapter.in.http.completions.CompletionResponses;
+import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
+import dev.tollgate.adapter.in.http.dashboard.DashboardSecurity;
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.playground.PlaygroundChatUseCase;
+import dev.tollgate.application.port.in.playground.ResolvePlaygroundPrincipalUseCase;
+import dev.tollgate.application.port.in.traffic.TrafficOrigin;
+import dev.tollgate.domain.completion.ChatRequest;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Consumes;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * HTTP adapter: {@code POST /v1/public/chat/completions}, the public playground (§4.2, §8.2), with the request,
+ * response and SSE shapes of {@code /v1/chat/completions}. Anonymous callers are told apart by a signed browser
+ * cookie; in user-billed mode a caller with {@code Authorization: Bearer gp-…} is authenticated like on {@code /v1}
+ * (an invalid key is a 401, not a silent fall back to anonymous) and billed to its account; so is the dashboard's
+ * playground page for a signed-in user, which sends the session cookie and the session's form token in
+ * {@code X-Tollgate-Form-Token} (no live session: 401; a wrong token: 403 — never a silent fall back to anonymous)
+ * and is billed through the account's "Dashboard playground" key. With the mode off, both headers are ignored and
+ * the request is anonymous.
+ */
+@Controller("/v1/public/chat/completions")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class PlaygroundController {
+
+    private final PlaygroundChatUseCase playground;
+    private final ModelApiAuthentication authentication;
+    private final PlaygroundPrincipals principals;
+    private final CompletionResponses responses;
+    private final SourceAddresses sources;
+    private final JsonMapper json;
+    private final DashboardSecurity dashboard;
+    private final ResolvePlaygroundPrincipalUseCase signedIn;
+
+    PlaygroundController(PlaygroundChatUseCase playground, ModelApiAuthentication authentication,
+            PlaygroundPrincipals principals, CompletionResponses responses, SourceAddresses sources, JsonMapper json,
+            DashboardSecurity dashboard, ResolvePlaygroundPrincipalUseCase signedIn) {
+        this.dashboard = dashboard;
+        this.signedIn = signedIn;
+        this.playground = playground;
+        this.authentication = authentication;
+        this.principals = principals;
+        this.responses = responses;
+        this.sources = sources;
+        this.json = json;
+    }
+
+    @Post
+    @Consumes(MediaType.ALL)
+    @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM, MediaType.ALL})
+    CompletableFuture<MutableHttpResponse<?>> complete(HttpRequest<?> request, @Body @Nullable byte[] body) {
+        String requestId = RequestIds.of(request);
+        String source = sources.sourceOf(request);
+        if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
+            ApiKeyPrincipal principal = authentication.principal(request);
+            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+            TrafficOrigin origin = TrafficOrigin.of(source);
+            return responses.respond(request, chat,
+                    observer -> playground.startUserBilled(principal, chat, requestId, origin, observer));
+        }
+        if (playground.userBilledMode() && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
+            // The dashboard's playground page, signed in: billed to the account through its playground key.
+            ApiKeyPrincipal principal = signedIn.forSignedIn(dashboard.scriptAccount(request));
+            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+            TrafficOrigin origin = TrafficOrigin.of(source);
+            return responses.respond(request, chat,
+                    observer -> playground.startUserBilled(principal, chat, requestId, origin, observer));
+        }
+        ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+        TrafficOrigin origin = new TrafficOrigin(source, principals.principalOf(request));
+        return responses.respond(request, chat,
+                observer -> playground.startAnonymous(chat, requestId, origin, observer));
+    }
+}

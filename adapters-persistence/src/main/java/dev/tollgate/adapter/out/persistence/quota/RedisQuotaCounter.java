@@ -1,0 +1,548 @@
+package dev.tollgate.adapter.out.persistence.quota;
+
+import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.BehaviourRule;
+import dev.tollgate.domain.quota.BehaviourSample;
+import dev.tollgate.domain.quota.Bucket;
+import dev.tollgate.domain.quota.CheckState;
+import dev.tollgate.domain.quota.CooldownRule;
+import dev.tollgate.domain.quota.QuotaCheck;
+import dev.tollgate.domain.quota.QuotaDecision;
+import dev.tollgate.domain.quota.SlotLease;
+import dev.tollgate.domain.quota.TrafficDemand;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Persistence adapter: the §8 traffic-limit buckets in Redis, shared by every gateway instance. Each
+ * {@link #decide} is one Lua script run atomically on the server, following the domain's reference rules
+ * ({@link dev.tollgate.domain.quota.LocalQuotas}) step by step; the times are the caller's, never the server's.
+ * Concurrency slots are leases that expire unless renewed, so the slots of an instance that died free themselves;
+ * this adapter renews the leases it handed out until they are released (and the renewal clears out expired ones).
+ *
+ * <p>One deliberate difference from the domain: request and distinct windows log each admission at the caller's
+ * time as it is. The domain's logs never go back in time (an admission at a clock behind the log's newest entry is
+ * logged at that entry's time), which in Redis would take one more read of every such window per decision. So
+ * under a clock that steps back, or instances whose clocks disagree, an admission may be logged before the newest
+ * entry, and the reset reported right after an admission is the window's length even where a newer entry (from a
+ * clock ahead) lies in it. Under a clock that never steps back the decisions are the domain's exactly; the
+ * equivalence test compares these windows under such a clock, and every other kind under steps back too.
+ */
+public final class RedisQuotaCounter implements QuotaCounter, AutoCloseable {
+
+    public static final String DEFAULT_KEY_PREFIX = "tollgate:";
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(250);
+    public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(30);
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisQuotaCounter.class);
+    private static final Duration MIN_CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    private static final String COOLDOWN = "cooldown";
+    private static final String BEHAVIOUR = "behaviour";
+    /**
+     * After a failed connection attempt, callers fail at once for this long instead of each waiting for a connect
+     * of its own: against an address that drops packets every request would otherwise spend the whole timeout.
+     */
+    private static final long CONNECT_RETRY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Slots renewed per script run, so that thousands of requests in flight do not make one huge script call. */
+    private static final int RENEW_BATCH = 512;
+    /** decide.lua's arguments before the first check's, and per check. */
+    private static final int HEADER = 17;
+    private static final int PER_CHECK = 5;
+
+    private final RedisClient client;
+    private final String endpoint;
+    private final String prefix;
+    private final long leaseTtlMillis;
+    private final String leaseTtl;
+    private final Clock clock;
+    private final Script decide = Script.load("decide.lua");
+    private final Script renew = Script.load("renew.lua");
+    private final Script release = Script.load("release.lua");
+    private final String instance = randomId();
+    private final AtomicLong sequence = new AtomicLong();
+    private final Map<String, SlotLease> held = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService renewal;
+    private final Object connecting = new Object();
+    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile long lastConnectFailure;
+    private volatile RedisException connectFailure;
+    private volatile boolean closed;
+
+    private RedisQuotaCounter(RedisClient client, String endpoint, String prefix, Duration leaseTtl, Clock clock) {
+        this.client = client;
+        this.endpoint = endpoint;
+        this.prefix = prefix;
+        this.leaseTtlMillis = leaseTtl.toMillis();
+        this.leaseTtl = Long.toString(leaseTtlMillis);
+        this.clock = clock;
+        this.renewal = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "tollgate-quota-lease-renewal");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long every = Math.max(1, leaseTtlMillis / 3);
+        renewal.scheduleWithFixedDelay(this::renewHeldLeases, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Opens the counter. An unreachable Redis does not fail here: the gateway starts, decisions throw
+     * {@link Unavailable} (the caller's failure policy applies) and the connection is tried again.
+     *
+     * @param redisUri       e.g. {@code redis://:password@host:6379/0}; never repeated in messages or logs
+     * @param keyPrefix      put before every bucket's key, e.g. {@value #DEFAULT_KEY_PREFIX}
+     * @param commandTimeout how long a decision may wait for Redis (also the connect timeout)
+     * @param leaseTtl       how long a concurrency slot outlives its last renewal; renewed every third of it
+     * @param clock          the time leases are renewed at (the callers' clock)
+     */
+    public static RedisQuotaCounter connect(String redisUri, String keyPrefix, Duration commandTimeout,
+            Duration leaseTtl, Clock clock) {
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        Objects.requireNonNull(clock, "clock");
+        if (commandTimeout.toMillis() < 1 || leaseTtl.toMillis() < 3) {
+            throw new IllegalArgumentException("the command timeout takes at least 1 ms, the lease TTL at least 3 ms");
+        }
+        RedisURI uri = parse(redisUri);
+        uri.setTimeout(commandTimeout);
+        // Lettuce's reconnect delay grows to 30 s by default; after an outage the shared limits would stay off that
+        // long. Capped at half a second, a Redis that is back is used again within about a second (G9: ≤ 5 s).
+        ClientResources resources = DefaultClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofMillis(500), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                // A command queued while disconnected would run after its caller gave up on it and counted a
+                // request that was never served: fail it at once instead.
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                // Connecting may take longer than one command on a loaded host; a refused connection fails at once.
+                .socketOptions(SocketOptions.builder().connectTimeout(max(commandTimeout, MIN_CONNECT_TIMEOUT))
+                        .build())
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .build());
+        RedisQuotaCounter counter = new RedisQuotaCounter(client, describe(uri), keyPrefix, leaseTtl, clock);
+        try {
+            counter.commands();
+        } catch (Unavailable e) {
+            LOG.warn("{}; quota decisions fail until it answers", e.getMessage());
+        }
+        return counter;
+    }
+
+    /** With the default prefix, command timeout and lease TTL, renewing leases on the system clock. */
+    public static RedisQuotaCounter connect(String redisUri) {
+        return connect(redisUri, DEFAULT_KEY_PREFIX, DEFAULT_COMMAND_TIMEOUT, DEFAULT_LEASE_TTL, Clock.systemUTC());
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** Where this counter keeps its buckets, without credentials (for messages, logs and health checks). */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public QuotaDecision decide(TrafficDemand demand, Instant now) {
+        List<QuotaCheck> checks = demand.checks();
+        List<Bucket> scopes = demand.cooldownScopes();
+        BehaviourSample sample = demand.behaviour();
+        int checkCount = checks.size();
+        int scopeCount = scopes.size();
+        int fixedKeys = checkCount + scopeCount + (sample == null ? 0 : 1);
+        // Cooldown states of request checks whose scope is not one of the demand's: rare, so a list grown on need.
+        List<String> extraKeys = null;
+        String[] keys = new String[fixedKeys];
+        String[] args = new String[HEADER + PER_CHECK * checkCount];
+        long millis = now.toEpochMilli();
+        // Least significant digit first: the sorted sets compare members from their first byte, and so tell two of
+        // this instance's requests apart at once.
+        String id = new StringBuilder(Long.toString(sequence.incrementAndGet(), 36)).reverse().append('-')
+                .append(instance).toString();
+        args[0] = Long.toString(millis);
+        args[1] = id;
+        args[2] = leaseTtl;
+        args[3] = Long.toString(millis + leaseTtlMillis);
+        args[4] = Integer.toString(checkCount);
+        args[5] = Integer.toString(scopeCount);
+        args[6] = sample == null ? "0" : "1";
+        CooldownRule cooldown = demand.cooldown();
+        args[7] = Integer.toString(cooldown.blocks());
+        args[8] = Long.toString(cooldown.within().toMillis());
+        args[9] = Long.toString(cooldown.cooldown().toMillis());
+        if (sample == null) {
+            Arrays.fill(args, 10, HEADER, "0");
+        } else {
+            BehaviourRule rule = sample.rule();
+            long within = rule.within().toMillis();
+            long length = rule.cooldown().toMillis();
+            keys[checkCount + scopeCount] = prefix + sample.scope().withRule(BEHAVIOUR).key();
+            args[10] = Long.toString(sample.fingerprint());
+            args[11] = sample.minimal() ? "1" : "0";
+            args[12] = Integer.toString(rule.identical());
+            args[13] = Integer.toString(rule.minimal());
+            args[14] = Long.toString(within);
+            args[15] = Long.toString(2 * within + length);
+            args[16] = Long.toString(length);
+        }
+        for (int s = 0; s < scopeCount; s++) {
+            keys[checkCount + s] = prefix + scopes.get(s).withRule(COOLDOWN).key();
+        }
+        int slot = 0;
+        for (int c = 0; c < checkCount; c++) {
+            QuotaCheck check = checks.get(c);
+            keys[c] = prefix + check.bucket().key();
+            int at = HEADER + PER_CHECK * c;
+            args[at + 1] = Long.toString(check.limit());
+            if (check instanceof QuotaCheck.Requests r) {
+                long window = r.window().toMillis();
+                args[at] = "R";
+                args[at + 2] = Long.toString(window);
+                args[at + 3] = Long.toString(millis - window);
+                String cooldownIndex = "0";
+                if (r.cooldownScope() != null) {
+                    int index = scopes.indexOf(r.cooldownScope());
+                    if (index >= 0) {
+                        cooldownIndex = Integer.toString(checkCount + index + 1);
+                    } else {
+                        if (extraKeys == null) {
+                            extraKeys = new ArrayList<>(2);
+                        }
+                        extraKeys.add(prefix + r.cooldownScope().withRule(COOLDOWN).key());
+                        cooldownIndex = Integer.toString(fixedKeys + extraKeys.size());
+                    }
+                }
+                args[at + 4] = cooldownIndex;
+            } else if (check instanceof QuotaCheck.Distinct d) {
+                long window = d.window().toMillis();
+                args[at] = "D";
+                args[at + 2] = Long.toString(window);
+                args[at + 3] = Long.toString(millis - window);
+                args[at + 4] = d.member();
+            } else if (check instanceof QuotaCheck.Concurrency) {
+                args[at] = "C";
+                args[at + 2] = "";
+                args[at + 3] = "";
+                args[at + 4] = slotMember(id, slot++);
+            } else {
+                QuotaCheck.Tokens t = (QuotaCheck.Tokens) check;
+                long window = t.window().toMillis();
+                args[at] = t.blocking() ? "T" : "t";
+                args[at + 2] = Long.toString(window);
+                args[at + 3] = Long.toString(t.tokens());
+                args[at + 4] = Long.toString(2 * window);
+            }
+        }
+        if (extraKeys != null) {
+            keys = Arrays.copyOf(keys, fixedKeys + extraKeys.size());
+            for (int i = 0; i < extraKeys.size(); i++) {
+                keys[fixedKeys + i] = extraKeys.get(i);
+            }
+        }
+        List<Object> reply;
+        try {
+            reply = run(decide, ScriptOutputType.MULTI, keys, args);
+        } catch (Unavailable e) {
+            if (slot > 0) {
+                // The script may have run after all (a timeout says nothing about that) and taken slots its caller
+                // will never use: take them back as soon as Redis answers, not when their lease runs out.
+                releaseLater(new SlotLease(id, demand.slots()), 0);
+            }
+            throw e;
+        }
+        return decision(demand, reply, id);
+    }
+
+    @Override
+    public void release(SlotLease lease, Instant now) {
+        if (lease.isEmpty()) {
+            return;
+        }
+        // Stop renewing first: if Redis cannot be reached now, the lease still ends after its TTL.
+        held.remove(lease.id());
+        try {
+            releaseNow(lease);
+        } catch (Unavailable e) {
+            releaseLater(lease, 0);
+            throw e;
+        }
+    }
+
+    private void releaseNow(SlotLease lease) {
+        String[] keys = new String[lease.slots().size()];
+        String[] members = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = prefix + lease.slots().get(i).key();
+            members[i] = slotMember(lease.id(), i);
+        }
+        run(release, ScriptOutputType.INTEGER, keys, members);
+    }
+
+    /**
+     * Tries again, in the background, to give back slots Redis could not be told about (0.2 s, then 0.4 s, … up to
+     * the lease's TTL); the lease's own expiry remains the last resort. Releasing what Redis never took is harmless.
+     */
+    private void releaseLater(SlotLease lease, int attempt) {
+        long delay = Math.min(leaseTtlMillis, 200L << Math.min(attempt, 16));
+        if (closed || (attempt > 0 && (200L << Math.min(attempt - 1, 16)) >= leaseTtlMillis)) {
+            return;
+        }
+        try {
+            renewal.schedule(() -> {
+                try {
+                    releaseNow(lease);
+                } catch (Unavailable e) {
+                    releaseLater(lease, attempt + 1);
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: the lease expires on its own
+        }
+    }
+
+    /** Leases this instance renews (requests admitted here and still running). */
+    public int heldLeases() {
+        return held.size();
+    }
+
+    /**
+     * Stops renewing and closes the connection. Leases still held are left to expire after their TTL: their
+     * requests may still be running on their way out, and Redis may be what is failing.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        renewal.shutdownNow();
+        try {
+            renewal.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        StatefulRedisConnection<String, String> open = connection;
+        if (open != null) {
+            open.close();
+        }
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        client.getResources().shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    private QuotaDecision decision(TrafficDemand demand, List<Object> reply, String id) {
+        boolean admitted = number(reply, 0) == 1;
+        int kind = (int) number(reply, 1);
+        Duration wait = Duration.ofMillis(number(reply, 3));
+        QuotaDecision.CooldownBlock block = null;
+        if (kind == 1) {
+            block = new QuotaDecision.CooldownBlock(demand.cooldownScopes().get((int) number(reply, 2) - 1), wait,
+                    false);
+        } else if (kind == 2) {
+            block = new QuotaDecision.CooldownBlock(demand.behaviour().scope(), wait, true);
+        }
+        List<CheckState> states = new ArrayList<>(demand.checks().size());
+        for (int i = 0; i < demand.checks().size(); i++) {
+            int at = 4 + 3 * i;
+            states.add(new CheckState(demand.checks().get(i), number(reply, at),
+                    Duration.ofMillis(number(reply, at + 1)), Duration.ofMillis(number(reply, at + 2))));
+        }
+        SlotLease lease = SlotLease.NONE;
+        List<Bucket> slots = demand.slots();
+        if (admitted && !slots.isEmpty()) {
+            lease = new SlotLease(id, slots);
+            held.put(id, lease);
+        }
+        return new QuotaDecision(states, block, lease);
+    }
+
+    private void renewHeldLeases() {
+        if (held.isEmpty() || closed) {
+            return;
+        }
+        String expiry = Long.toString(clock.millis() + leaseTtlMillis);
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        try {
+            for (SlotLease lease : held.values()) {
+                for (int i = 0; i < lease.slots().size(); i++) {
+                    keys.add(prefix + lease.slots().get(i).key());
+                    args.add(slotMember(lease.id(), i));
+                }
+                if (keys.size() >= RENEW_BATCH) {
+                    renew(expiry, keys, args);
+                }
+            }
+            if (!keys.isEmpty()) {
+                renew(expiry, keys, args);
+            }
+        } catch (Unavailable e) {
+            LOG.warn("Concurrency leases not renewed: {}", e.getMessage());
+        } catch (RuntimeException e) {
+            // The executor would silently stop renewing for good after an uncaught exception.
+            LOG.error("Concurrency leases not renewed", e);
+        }
+    }
+
+    private void renew(String expiry, List<String> keys, List<String> members) {
+        List<String> args = new ArrayList<>(members.size() + 2);
+        args.add(expiry);
+        args.add(Long.toString(leaseTtlMillis));
+        args.addAll(members);
+        run(renew, ScriptOutputType.INTEGER, keys.toArray(String[]::new), args.toArray(String[]::new));
+        keys.clear();
+        members.clear();
+    }
+
+    private <T> T run(Script script, ScriptOutputType type, String[] keys, String[] args) {
+        RedisCommands<String, String> redis = commands();
+        try {
+            try {
+                return redis.evalsha(script.sha, type, keys, args);
+            } catch (RedisNoScriptException e) {
+                // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+                return redis.eval(script.body, type, keys, args);
+            }
+        } catch (RedisException e) {
+            throw unavailable("did not answer", e);
+        }
+    }
+
+    private RedisCommands<String, String> commands() {
+        StatefulRedisConnection<String, String> open = connection;
+        if (open != null) {
+            return open.sync();
+        }
+        synchronized (connecting) {
+            if (closed) {
+                throw new Unavailable("the quota counter for Redis at " + endpoint + " is closed", null);
+            }
+            if (connection != null) {
+                return connection.sync();
+            }
+            if (connectFailure != null && System.nanoTime() - lastConnectFailure < CONNECT_RETRY_PAUSE_NANOS) {
+                throw unavailable("could not be reached a moment ago", connectFailure);
+            }
+            try {
+                StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8);
+                try {
+                    for (Script script : List.of(decide, renew, release)) {
+                        opened.sync().scriptLoad(script.body);
+                    }
+                } catch (RedisException e) {
+                    opened.close();
+                    throw e;
+                }
+                connection = opened;
+                connectFailure = null;
+                return opened.sync();
+            } catch (RedisException e) {
+                connectFailure = e;
+                lastConnectFailure = System.nanoTime();
+                throw unavailable("could not be reached", e);
+            }
+        }
+    }
+
+    private Unavailable unavailable(String what, RedisException cause) {
+        return new Unavailable("Redis at " + endpoint + " " + what + ": " + cause.getClass().getSimpleName()
+                + (cause.getMessage() == null ? "" : " " + cause.getMessage()), cause);
+    }
+
+    private static String slotMember(String leaseId, int slot) {
+        return leaseId + '#' + slot;
+    }
+
+    private static long number(List<Object> reply, int index) {
+        return (Long) reply.get(index);
+    }
+
+    private static RedisURI parse(String redisUri) {
+        try {
+            return RedisURI.create(redisUri);
+        } catch (RuntimeException e) {
+            // The parser's message repeats the URI, password included: neither it nor its cause goes on.
+            throw new IllegalArgumentException("not a valid Redis URI (not repeated here: it may hold a password)");
+        }
+    }
+
+    /** The endpoint as scheme, hosts, port and database: never the user or password of the URI. */
+    static String describe(RedisURI uri) {
+        String database = uri.getDatabase() == 0 ? "" : "/" + uri.getDatabase();
+        if (uri.getSocket() != null) {
+            return "redis-socket://" + uri.getSocket() + database;
+        }
+        if (!uri.getSentinels().isEmpty()) {
+            return (uri.isSsl() ? "rediss-sentinel://" : "redis-sentinel://")
+                    + uri.getSentinels().stream().map(s -> s.getHost() + ':' + s.getPort())
+                            .collect(Collectors.joining(","))
+                    + database + "#" + uri.getSentinelMasterId();
+        }
+        return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ':' + uri.getPort() + database;
+    }
+
+    private static String randomId() {
+        byte[] bytes = new byte[12];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** A Lua script from the classpath with the SHA-1 Redis knows it by. */
+    private record Script(String body, String sha) {
+
+        static Script load(String name) {
+            try (InputStream in = RedisQuotaCounter.class.getResourceAsStream(name)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing script " + name);
+                }
+                String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                return new Script(body, sha1(body));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private static String sha1(String body) {
+            try {
+                return HexFormat.of().formatHex(
+                        MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8)));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-1 is required of every Java platform", e);
+            }
+        }
+    }
+}

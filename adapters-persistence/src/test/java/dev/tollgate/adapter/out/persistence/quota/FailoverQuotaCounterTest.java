@@ -1,0 +1,157 @@
+package dev.tollgate.adapter.out.persistence.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.Bucket;
+import dev.tollgate.domain.quota.CooldownRule;
+import dev.tollgate.domain.quota.LimitScope;
+import dev.tollgate.domain.quota.QuotaCheck;
+import dev.tollgate.domain.quota.QuotaDecision;
+import dev.tollgate.domain.quota.SlotLease;
+import dev.tollgate.domain.quota.StoreFailurePolicy;
+import dev.tollgate.domain.quota.TrafficDemand;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The failure policy in front of a shared store, with a shared store that can be switched off (the real Redis
+ * outage is measured in the G9 run of bench/).
+ */
+class FailoverQuotaCounterTest {
+
+    private static final Instant NOW = Instant.parse("2026-05-04T10:00:00Z");
+    private static final Bucket WINDOW = new Bucket(LimitScope.KEY, "k", "rpm");
+    private static final Bucket SLOTS = new Bucket(LimitScope.KEY, "k", "inflight");
+
+    /** A shared store that answers like the real rules until it is switched off. */
+    private static final class SwitchableStore implements QuotaCounter {
+        final InProcessQuotaCounter inside = new InProcessQuotaCounter();
+        volatile boolean down;
+        int calls;
+
+        @Override
+        public QuotaDecision decide(TrafficDemand demand, Instant now) {
+            calls++;
+            if (down) {
+                throw new Unavailable("redis://127.0.0.1:6379 refused the connection", null);
+            }
+            return inside.decide(demand, now);
+        }
+
+        @Override
+        public void release(SlotLease lease, Instant now) {
+            if (down) {
+                throw new Unavailable("down", null);
+            }
+            inside.release(lease, now);
+        }
+    }
+
+    private final SwitchableStore shared = new SwitchableStore();
+    private final InProcessQuotaCounter local = new InProcessQuotaCounter();
+
+    private static TrafficDemand demand(long limit, long slots) {
+        return new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, limit, Duration.ofMinutes(1), null),
+                new QuotaCheck.Concurrency(SLOTS, slots)), List.of(), CooldownRule.DEFAULT, null);
+    }
+
+    @Test
+    void whileTheSharedStoreAnswersItDecidesEverything() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 2, Duration.ofSeconds(1));
+        QuotaDecision decision = counter.decide(demand(10, 10), NOW);
+        assertTrue(decision.admitted());
+        assertEquals(1, shared.inside.inFlight(SLOTS));
+        counter.release(decision.lease(), NOW);
+        assertEquals(0, shared.inside.inFlight(SLOTS));
+        assertFalse(counter.sharedStoreDown());
+    }
+
+    @Test
+    void whenItIsDownEachInstanceAdmitsItsShareAndNoMore() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 4, Duration.ofSeconds(1));
+        shared.down = true;
+        int admitted = 0;
+        for (int i = 0; i < 20; i++) {
+            if (counter.decide(demand(10, 100), NOW).admitted()) {
+                admitted++;
+            }
+        }
+        assertEquals(2, admitted, "10 ÷ 4 instances, rounded down");
+        assertTrue(counter.sharedStoreDown());
+        assertEquals(1, shared.calls, "the store is asked again only after the retry interval");
+    }
+
+    @Test
+    void slotsTakenLocallyGoBackLocally() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        QuotaDecision local1 = counter.decide(demand(10, 5), NOW);
+        assertEquals(1, local.inFlight(SLOTS));
+        shared.down = false;
+        QuotaDecision shared1 = counter.decide(demand(10, 5), NOW);
+        assertEquals(1, shared.inside.inFlight(SLOTS), "back on the shared store");
+        assertFalse(counter.sharedStoreDown());
+        counter.release(local1.lease(), NOW);
+        counter.release(shared1.lease(), NOW);
+        assertEquals(0, local.inFlight(SLOTS));
+        assertEquals(0, shared.inside.inFlight(SLOTS));
+    }
+
+    @Test
+    void aCheckThatFailsClosedRefusesTheRequestAsUnavailable() {
+        StoreFailurePolicy closedSlots = new StoreFailurePolicy(StoreFailurePolicy.Mode.LOCAL,
+                StoreFailurePolicy.Mode.CLOSED, StoreFailurePolicy.Mode.LOCAL, StoreFailurePolicy.Mode.LOCAL,
+                StoreFailurePolicy.Mode.LOCAL);
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, closedSlots, () -> 1,
+                Duration.ofSeconds(1));
+        shared.down = true;
+        assertThrows(QuotaCounter.Unavailable.class, () -> counter.decide(demand(10, 5), NOW));
+        assertThrows(QuotaCounter.Unavailable.class, () -> counter.decide(demand(10, 5), NOW));
+        TrafficDemand noSlots = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 10, Duration.ofMinutes(1),
+                null)), List.of(), CooldownRule.DEFAULT, null);
+        assertTrue(counter.decide(noSlots, NOW).admitted(), "a request without slots follows the other policies");
+    }
+
+    @Test
+    void anInstanceThatUsedItsShareThroughTheSharedStoreAdmitsNothingMoreAlone() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 2, Duration.ofSeconds(1));
+        for (int i = 0; i < 5; i++) {
+            assertTrue(counter.decide(demand(10, 100), NOW.plusMillis(i)).admitted(), "shared store, request " + i);
+        }
+        shared.down = true;
+        assertFalse(counter.decide(demand(10, 100), NOW.plusMillis(10)).admitted(),
+                "the 5 admitted through Redis already fill this instance's share of 10 ÷ 2");
+    }
+
+    @Test
+    void slotsHeldThroughTheSharedStoreCountAgainstTheLocalShare() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 2, Duration.ZERO);
+        QuotaDecision first = counter.decide(demand(100, 4), NOW);
+        QuotaDecision second = counter.decide(demand(100, 4), NOW);
+        assertTrue(first.admitted() && second.admitted());
+        assertEquals(2, local.inFlight(SLOTS), "mirrored");
+        shared.down = true;
+        assertFalse(counter.decide(demand(100, 4), NOW).admitted(), "4 ÷ 2 slots are already held");
+        shared.down = false;
+        counter.release(first.lease(), NOW);
+        assertEquals(1, local.inFlight(SLOTS), "the mirror went back with the shared slot");
+        assertEquals(1, shared.inside.inFlight(SLOTS));
+        shared.down = true;
+        QuotaDecision alone = counter.decide(demand(100, 4), NOW);
+        assertTrue(alone.admitted(), "one of this instance's two slots is free again");
+        counter.release(alone.lease(), NOW);
+        assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(second.lease(), NOW));
+        assertEquals(0, local.inFlight(SLOTS), "the mirror goes back even when the shared store cannot be told");
+    }
+}

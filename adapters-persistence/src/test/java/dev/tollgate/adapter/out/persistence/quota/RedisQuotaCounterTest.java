@@ -1,0 +1,595 @@
+package dev.tollgate.adapter.out.persistence.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.BehaviourRule;
+import dev.tollgate.domain.quota.BehaviourSample;
+import dev.tollgate.domain.quota.Bucket;
+import dev.tollgate.domain.quota.CooldownRule;
+import dev.tollgate.domain.quota.LimitScope;
+import dev.tollgate.domain.quota.LocalQuotas;
+import dev.tollgate.domain.quota.PromptFingerprint;
+import dev.tollgate.domain.quota.QuotaCheck;
+import dev.tollgate.domain.quota.QuotaDecision;
+import dev.tollgate.domain.quota.SlotLease;
+import dev.tollgate.domain.quota.TrafficDemand;
+import dev.tollgate.domain.quota.TrafficLimits;
+import dev.tollgate.domain.quota.TrafficRules;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the contract cannot show of the Redis adapter: instances sharing buckets, leases outliving a dead holder
+ * only by their TTL, keys that all expire, failures that surface as {@link QuotaCounter.Unavailable}, and the
+ * same decisions as the domain's reference rules over a long random run.
+ */
+class RedisQuotaCounterTest {
+
+    private static final String PREFIX = RedisTestSupport.uniquePrefix("adapter");
+    private static final Instant T0 = Instant.parse("2026-05-04T10:00:00.000Z");
+    private static final CooldownRule COOLDOWN = CooldownRule.DEFAULT;
+
+    private final List<RedisQuotaCounter> opened = new ArrayList<>();
+    private final String subject = UUID.randomUUID().toString();
+
+    @AfterEach
+    void closeCounters() {
+        opened.forEach(RedisQuotaCounter::close);
+    }
+
+    @AfterAll
+    static void deleteKeys() {
+        RedisTestSupport.deleteAll(PREFIX);
+    }
+
+    private RedisQuotaCounter open(String prefix, Duration leaseTtl) {
+        return open(RedisTestSupport.URI, prefix, leaseTtl);
+    }
+
+    private RedisQuotaCounter open(String uri, String prefix, Duration leaseTtl) {
+        return open(uri, prefix, leaseTtl, RedisTestSupport.PATIENT);
+    }
+
+    private RedisQuotaCounter open(String uri, String prefix, Duration leaseTtl, Duration commandTimeout) {
+        RedisQuotaCounter counter = RedisQuotaCounter.connect(uri, prefix, commandTimeout, leaseTtl,
+                Clock.systemUTC());
+        opened.add(counter);
+        return counter;
+    }
+
+    private Bucket bucket(LimitScope scope, String rule) {
+        return new Bucket(scope, subject, rule);
+    }
+
+    private static TrafficDemand demand(QuotaCheck... checks) {
+        return new TrafficDemand(List.of(checks), List.of(), COOLDOWN, null);
+    }
+
+    @Test
+    void twoInstancesTogetherNeverExceedOneWindow() throws Exception {
+        RedisQuotaCounter[] instances = {open(PREFIX, Duration.ofSeconds(30)), open(PREFIX, Duration.ofSeconds(30))};
+        TrafficDemand demand = demand(new QuotaCheck.Requests(bucket(LimitScope.ACCOUNT, "rpm"), 10,
+                Duration.ofMinutes(1), null));
+        AtomicInteger admitted = new AtomicInteger();
+        runConcurrently(8, thread -> {
+            for (int i = 0; i < 25; i++) {
+                if (instances[(thread + i) % 2].decide(demand, T0.plusMillis(i)).admitted()) {
+                    admitted.incrementAndGet();
+                }
+            }
+        });
+        assertEquals(10, admitted.get());
+    }
+
+    @Test
+    void twoInstancesTogetherNeverHoldMoreSlotsThanTheCap() throws Exception {
+        RedisQuotaCounter[] instances = {open(PREFIX, Duration.ofSeconds(30)), open(PREFIX, Duration.ofSeconds(30))};
+        QuotaCheck.Concurrency cap = new QuotaCheck.Concurrency(bucket(LimitScope.ACCOUNT, "inflight"), 4);
+        TrafficDemand demand = demand(cap);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostRunning = new AtomicInteger();
+        AtomicInteger admitted = new AtomicInteger();
+        List<Long> usedWhenAdmitted = new CopyOnWriteArrayList<>();
+        runConcurrently(8, thread -> {
+            for (int i = 0; i < 100; i++) {
+                RedisQuotaCounter counter = instances[(thread + i) % 2];
+                QuotaDecision decision = counter.decide(demand, T0.plusMillis(i));
+                if (decision.admitted()) {
+                    admitted.incrementAndGet();
+                    usedWhenAdmitted.add(decision.states().get(0).used());
+                    mostRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    Thread.yield();
+                    running.decrementAndGet();
+                    counter.release(decision.lease(), T0.plusMillis(i));
+                }
+            }
+        });
+        assertTrue(admitted.get() >= 4, "slots were taken and given back, admitted " + admitted.get());
+        assertTrue(mostRunning.get() <= 4, "at most 4 at once, saw " + mostRunning.get());
+        assertTrue(usedWhenAdmitted.stream().allMatch(used -> used >= 1 && used <= 4), usedWhenAdmitted.toString());
+        assertEquals(0, instances[0].heldLeases() + instances[1].heldLeases(), "no lease is renewed any more");
+        QuotaDecision after = instances[0].decide(demand, T0.plusMillis(200));
+        assertEquals(1, after.states().get(0).used(), "every slot was given back");
+    }
+
+    @Test
+    void aLeaseIsRenewedWhileHeldAndFreesItsSlotOnceItsHolderStops() throws Exception {
+        Duration ttl = Duration.ofMillis(600);
+        RedisQuotaCounter holder = open(PREFIX, ttl);
+        RedisQuotaCounter other = open(PREFIX, ttl);
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
+        assertTrue(holder.decide(demand, Instant.now()).admitted());
+        Thread.sleep(3 * ttl.toMillis());
+        assertFalse(other.decide(demand, Instant.now()).admitted(), "renewed: the request still runs");
+
+        holder.close(); // the instance dies without releasing
+        long stopped = System.nanoTime();
+        long freedAfter = -1;
+        while (System.nanoTime() - stopped < TimeUnit.SECONDS.toNanos(5)) {
+            if (other.decide(demand, Instant.now()).admitted()) {
+                freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+                break;
+            }
+            Thread.sleep(20);
+        }
+        assertTrue(freedAfter >= 0, "the slot came free");
+        assertTrue(freedAfter <= ttl.toMillis() + 300, "within the TTL of the last renewal, was " + freedAfter);
+    }
+
+    @Test
+    void aReleasedLeaseIsNoLongerRenewed() {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        QuotaDecision decision = counter.decide(demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"),
+                2)), T0);
+        assertEquals(1, counter.heldLeases());
+        counter.release(decision.lease(), T0);
+        assertEquals(0, counter.heldLeases());
+        counter.release(SlotLease.NONE, T0);
+    }
+
+    @Test
+    void everyKeyExpires() {
+        String prefix = PREFIX + "ttl:";
+        RedisQuotaCounter counter = open(prefix, Duration.ofSeconds(30));
+        TrafficRules rules = new TrafficRules(TrafficLimits.DEFAULTS);
+        TrafficRules.Caller caller = new TrafficRules.Caller("key-1", "account-1", "192.0.2.7");
+        TrafficRules.Shape shape = new TrafficRules.Shape("model-a", 1_200, new PromptFingerprint(77L, 40), null);
+        QuotaDecision held = counter.decide(rules.modelRequest(caller, shape), T0);
+        assertTrue(held.admitted());
+        assertFalse(held.lease().isEmpty(), "left running: its slot sets must expire too");
+        counter.decide(rules.anonymousPlayground("browser-1", "192.0.2.8", 300), T0);
+        counter.decide(rules.modelRequest(caller, null), T0.plusMillis(1));
+
+        // Request-limit blocks, a cooldown and a behavioural cooldown leave state of their own.
+        Bucket scope = new Bucket(LimitScope.KEY, "key-2", "rpm");
+        TrafficDemand tight = new TrafficDemand(List.of(new QuotaCheck.Requests(scope, 1, Duration.ofMinutes(1),
+                scope)), List.of(scope), COOLDOWN, new BehaviourSample(new Bucket(LimitScope.KEY_IP_MODEL,
+                        "key-2@ip@m", "calls"), 5L, true, new BehaviourRule(2, 2, Duration.ofMinutes(1),
+                                Duration.ofMinutes(1))));
+        for (int i = 0; i < 5; i++) {
+            counter.decide(tight, T0.plusSeconds(i));
+        }
+        // A token window that only evaluated (its request was refused) is kept for its idle time, as in memory.
+        counter.decide(demand(new QuotaCheck.Requests(scope, 1, Duration.ofMinutes(1), null),
+                new QuotaCheck.Tokens(new Bucket(LimitScope.KEY, "key-2", "tpm"), 10, 1, Duration.ofMinutes(1),
+                        false)), T0.plusSeconds(10));
+
+        List<String> keys = RedisTestSupport.keys(prefix);
+        assertTrue(keys.contains(prefix + "key:cooldown:key-2"), keys.toString());
+        assertTrue(keys.contains(prefix + "key_ip_model:behaviour:key-2@ip@m"), keys.toString());
+        assertTrue(keys.contains(prefix + "key:inflight:key-1"), keys.toString());
+        assertTrue(keys.contains(prefix + "key:tpm:key-2"), keys.toString());
+        assertTrue(keys.size() >= 25, keys.toString());
+        RedisTestSupport.withRedis(redis -> {
+            for (String key : keys) {
+                long ttl = redis.sync().pttl(key);
+                assertTrue(ttl > 0, key + " has no TTL: " + ttl);
+            }
+            assertTrue(redis.sync().pttl(prefix + "key:ips:key-1") > Duration.ofMinutes(59).toMillis(),
+                    "a distinct window lives as long as its window");
+        });
+    }
+
+    @Test
+    void anUnreachableRedisIsUnavailableWithinTheCommandTimeout() throws Exception {
+        RedisQuotaCounter counter = open("redis://tollgate:s3cret-pw@127.0.0.1:1", PREFIX, Duration.ofSeconds(30),
+                RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+        assertEquals("redis://127.0.0.1:1", counter.endpoint());
+        TrafficDemand demand = demand(new QuotaCheck.Requests(bucket(LimitScope.KEY, "rpm"), 1,
+                Duration.ofMinutes(1), null));
+        for (int attempt = 0; attempt < 2; attempt++) {
+            if (attempt > 0) {
+                Thread.sleep(1_100); // past the pause after a failed connection: this decide connects again
+            }
+            long start = System.nanoTime();
+            QuotaCounter.Unavailable failure = assertThrows(QuotaCounter.Unavailable.class,
+                    () -> counter.decide(demand, T0));
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(took < 500, "failed within about the command timeout, took " + took + " ms");
+            assertTrue(failure.getMessage().contains("redis://127.0.0.1:1"), failure.getMessage());
+            assertNoSecret(failure);
+        }
+        assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(new SlotLease("x",
+                List.of(bucket(LimitScope.KEY, "inflight"))), T0));
+    }
+
+    @Test
+    void aRedisThatDoesNotAnswerIsUnavailableWithinTheCommandTimeout() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            RedisQuotaCounter counter = open("redis://:s3cret-pw@127.0.0.1:" + silent.getLocalPort(), PREFIX,
+                    Duration.ofSeconds(30), RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+            TrafficDemand demand = demand(new QuotaCheck.Requests(bucket(LimitScope.KEY, "rpm"), 1,
+                    Duration.ofMinutes(1), null));
+            Thread.sleep(1_100); // past the pause after the failed first connection: this decide tries again
+            long start = System.nanoTime();
+            QuotaCounter.Unavailable failure = assertThrows(QuotaCounter.Unavailable.class,
+                    () -> counter.decide(demand, T0));
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(took >= 200 && took < 1_000, "waited about the command timeout, was " + took + " ms");
+            assertNoSecret(failure);
+        }
+    }
+
+    @Test
+    void aLostConnectionIsUnavailableAndComesBack() throws Exception {
+        String prefix = PREFIX + "proxy:";
+        TrafficDemand demand = demand(new QuotaCheck.Requests(bucket(LimitScope.KEY, "rpm"), 100,
+                Duration.ofMinutes(1), null));
+        try (Proxy proxy = new Proxy()) {
+            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
+                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+            assertTrue(counter.decide(demand, T0).admitted());
+
+            proxy.cut();
+            long start = System.nanoTime();
+            assertThrows(QuotaCounter.Unavailable.class, () -> counter.decide(demand, T0.plusMillis(1)));
+            long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(took < 1_000, "failed without a long wait, took " + took + " ms");
+
+            proxy.restore();
+            QuotaDecision decision = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (decision == null && System.nanoTime() < deadline) {
+                try {
+                    decision = counter.decide(demand, T0.plusMillis(2));
+                } catch (QuotaCounter.Unavailable e) {
+                    Thread.sleep(50);
+                }
+            }
+            assertNotNull(decision, "reconnected");
+            assertEquals(2, decision.states().get(0).used(), "the refused attempt counted nowhere");
+        }
+    }
+
+    @Test
+    void aReleaseRedisMissedIsMadeOnceItAnswersAgain() throws Exception {
+        String prefix = PREFIX + "late-release:";
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
+        try (Proxy proxy = new Proxy()) {
+            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
+                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+            QuotaDecision held = counter.decide(demand, T0);
+            assertTrue(held.admitted());
+
+            proxy.cut();
+            assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(held.lease(), T0));
+            proxy.restore();
+
+            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            QuotaDecision again = other.decide(demand, T0);
+            while (!again.admitted() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                again = other.decide(demand, T0);
+            }
+            assertTrue(again.admitted(), "the slot came back well before its 30 s lease ran out");
+            other.release(again.lease(), T0);
+        }
+    }
+
+    /**
+     * A long random run of mixed demands (every check kind, cooldowns, behaviour, releases, repeated buckets and a
+     * clock that sometimes steps back) decided by this adapter and by the domain's reference rules side by side.
+     * Request and distinct windows are left out of the demands made while the clock is behind (the adapter's one
+     * deliberate difference, see {@link RedisQuotaCounter}).
+     */
+    @Test
+    void decidesExactlyAsTheDomainsReferenceRules() {
+        RedisQuotaCounter redis = open(PREFIX + "reference:", Duration.ofDays(1));
+        LocalQuotas reference = new LocalQuotas(new HashMap<>());
+        Random random = new Random(20260504L);
+        long threeDays = Duration.ofDays(3).toMillis();
+        // Just before a boundary of the three-day token window, so its previous window comes into play.
+        long now = (T0.toEpochMilli() / threeDays + 1) * threeDays - 5_000;
+        CooldownRule cooldown = new CooldownRule(2, Duration.ofMillis(3_000), Duration.ofMillis(1_500));
+        BehaviourRule behaviour = new BehaviourRule(4, 5, Duration.ofMillis(2_000), Duration.ofMillis(1_000));
+        List<SlotLease[]> running = new ArrayList<>();
+        int admitted = 0;
+        int cooled = 0;
+        long latest = now;
+        for (int step = 0; step < 4_000; step++) {
+            // On a 50 ms grid, like the windows, so that times fall exactly on window edges; steps back stay
+            // shorter than every window.
+            now += 50 * random.nextInt(3);
+            if (random.nextInt(10) == 0) {
+                now -= 50 * random.nextInt(4);
+            }
+            // Request and distinct windows in Redis log the caller's time as it is (see RedisQuotaCounter): they
+            // are compared under a clock that never steps back, so while the clock is behind the latest time it
+            // showed, the demands leave them out. Every other kind still sees the clock step back.
+            boolean behind = now < latest;
+            latest = Math.max(latest, now);
+            String key = "key-" + random.nextInt(2);
+            Bucket keyScope = new Bucket(LimitScope.KEY, subject + key, "rpm");
+            Bucket accountScope = new Bucket(LimitScope.ACCOUNT, subject, "rpm");
+            List<QuotaCheck> pool = List.of(
+                    new QuotaCheck.Requests(keyScope, 5, Duration.ofMillis(2_000), keyScope),
+                    new QuotaCheck.Requests(keyScope.withRule("burst"), 3, Duration.ofMillis(500), keyScope),
+                    new QuotaCheck.Requests(accountScope, 12, Duration.ofMillis(3_000), null),
+                    new QuotaCheck.Distinct(keyScope.withRule("ips"), "ip-" + random.nextInt(6), 3,
+                            Duration.ofMillis(4_000)),
+                    new QuotaCheck.Concurrency(keyScope.withRule("inflight"), 3),
+                    new QuotaCheck.Concurrency(accountScope.withRule("inflight"), 5),
+                    new QuotaCheck.Tokens(keyScope.withRule("tpm"), 1_000, random.nextInt(400),
+                            Duration.ofMillis(1_000), random.nextBoolean()),
+                    new QuotaCheck.Tokens(accountScope.withRule("tpd"), 2_000_000_000L,
+                            random.nextInt(1_000_000_000), Duration.ofMillis(threeDays), false));
+            List<QuotaCheck> checks = new ArrayList<>();
+            for (QuotaCheck check : pool) {
+                boolean logged = check instanceof QuotaCheck.Requests || check instanceof QuotaCheck.Distinct;
+                if (random.nextBoolean() && !(behind && logged)) {
+                    checks.add(check);
+                }
+            }
+            if (!checks.isEmpty() && random.nextInt(20) == 0) {
+                checks.add(checks.get(random.nextInt(checks.size())));
+            }
+            List<Bucket> scopes = new ArrayList<>();
+            if (random.nextInt(3) > 0) {
+                scopes.add(keyScope);
+            }
+            if (random.nextBoolean()) {
+                scopes.add(accountScope);
+            }
+            BehaviourSample sample = random.nextBoolean() ? null
+                    : new BehaviourSample(new Bucket(LimitScope.KEY_IP_MODEL, subject + key + "@ip@m", "calls"),
+                            random.nextInt(3), random.nextInt(4) == 0, behaviour);
+            TrafficDemand demand = new TrafficDemand(checks, scopes, cooldown, sample);
+            Instant at = Instant.ofEpochMilli(now);
+
+            QuotaDecision expected = reference.decide(demand, at);
+            QuotaDecision actual = redis.decide(demand, at);
+            assertSameDecision(expected, actual, "step " + step + " at " + at + " deciding " + demand);
+            admitted += expected.admitted() ? 1 : 0;
+            cooled += expected.cooldown() != null ? 1 : 0;
+            if (!expected.lease().isEmpty()) {
+                running.add(new SlotLease[] {expected.lease(), actual.lease()});
+            }
+            if (!running.isEmpty() && random.nextInt(3) == 0) {
+                SlotLease[] ended = running.remove(random.nextInt(running.size()));
+                reference.release(ended[0]);
+                redis.release(ended[1], at);
+            }
+        }
+        assertTrue(admitted > 400 && admitted < 3_600, "both outcomes were exercised, admitted " + admitted);
+        assertTrue(cooled > 50, "cooldowns were exercised, " + cooled);
+    }
+
+    @Test
+    void aBucketCountedTwiceByOneDemandKeepsTheRingsCapacity() {
+        RedisQuotaCounter redis = open(PREFIX + "twice:", Duration.ofDays(1));
+        LocalQuotas reference = new LocalQuotas(new HashMap<>());
+        QuotaCheck.Requests window = new QuotaCheck.Requests(bucket(LimitScope.KEY, "burst"), 8,
+                Duration.ofSeconds(10), null);
+        List<TrafficDemand> demands = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            demands.add(demand(window));
+        }
+        // At 7 of 8, one demand that counts the same bucket twice: the ninth admission pushes the oldest out.
+        demands.add(demand(window, window));
+        demands.add(demand(window));
+        for (int i = 0; i < demands.size(); i++) {
+            Instant at = T0.plusMillis(100L * i);
+            assertSameDecision(reference.decide(demands.get(i), at), redis.decide(demands.get(i), at), "step " + i);
+        }
+    }
+
+    @Test
+    void aTokenWindowWrittenByTheEarlierHashFormatIsReadAndReplaced() {
+        String prefix = PREFIX + "legacy:";
+        RedisQuotaCounter redis = open(prefix, Duration.ofDays(1));
+        Bucket bucket = bucket(LimitScope.KEY, "tpm");
+        long window = Duration.ofMinutes(1).toMillis();
+        long now = (T0.toEpochMilli() / window) * window + 15_000;
+        String key = prefix + bucket.key();
+        // What the previous script left: index, current and previous as a hash, one window ago and this one.
+        RedisTestSupport.withRedis(connection -> {
+            connection.sync().hset(key, java.util.Map.of("i", Long.toString(now / window), "c", "300", "p", "400"));
+            connection.sync().pexpire(key, 2 * window);
+        });
+        QuotaCheck.Tokens tokens = new QuotaCheck.Tokens(bucket, 1_000, 100, Duration.ofMillis(window), false);
+        QuotaDecision decision = redis.decide(demand(tokens), Instant.ofEpochMilli(now));
+        // 300 + 100 now, plus the previous window's 400 weighted by the 45 s of it still covered.
+        assertEquals(300 + 100 + 300, decision.states().get(0).used());
+        RedisTestSupport.withRedis(connection -> {
+            assertEquals("string", connection.sync().type(key));
+            assertTrue(connection.sync().pttl(key) > window, "written with its idle time");
+        });
+        QuotaDecision next = redis.decide(demand(tokens.withTokens(0)), Instant.ofEpochMilli(now));
+        assertEquals(700, next.states().get(0).used(), "read back from the new format");
+    }
+
+    @Test
+    void scalesThePreviousWindowExactlyPastTwoToThe53() {
+        RedisQuotaCounter redis = open(PREFIX + "scale:", Duration.ofDays(1));
+        LocalQuotas reference = new LocalQuotas(new HashMap<>());
+        long window = Duration.ofDays(3).toMillis();
+        long start = (T0.toEpochMilli() / window + 1) * window;
+        // 74,057,143 × 259,199,993 is past 2^53: as a double it rounds up to a multiple of the window, and the
+        // weighted previous window would come out one token too high.
+        QuotaCheck.Tokens tokens = new QuotaCheck.Tokens(bucket(LimitScope.ACCOUNT, "tpd"), Long.MAX_VALUE,
+                74_057_143L, Duration.ofMillis(window), false);
+        for (Instant at : List.of(Instant.ofEpochMilli(start + 1_000), Instant.ofEpochMilli(start + window + 7))) {
+            TrafficDemand demand = demand(tokens);
+            assertSameDecision(reference.decide(demand, at), redis.decide(demand, at), "at " + at);
+            tokens = tokens.withTokens(0);
+        }
+        QuotaDecision weighted = redis.decide(demand(tokens), Instant.ofEpochMilli(start + window + 7));
+        assertEquals(74_057_140L, weighted.states().get(0).used());
+    }
+
+    @Test
+    void aBlockExactlyTheCooldownWindowOldNoLongerCounts() {
+        RedisQuotaCounter redis = open(PREFIX + "edge:", Duration.ofDays(1));
+        LocalQuotas reference = new LocalQuotas(new HashMap<>());
+        Bucket scope = bucket(LimitScope.KEY, "rpm");
+        TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(scope, 1, Duration.ofSeconds(10),
+                scope)), List.of(scope), new CooldownRule(2, Duration.ofMillis(3_000), Duration.ofMillis(1_500)),
+                null);
+        List<QuotaDecision> decisions = new ArrayList<>();
+        for (long t : new long[] {-1, 0, 3_000, 3_000, 3_001}) {
+            Instant at = T0.plusMillis(t);
+            QuotaDecision expected = reference.decide(demand, at);
+            assertSameDecision(expected, redis.decide(demand, at), "at " + t);
+            decisions.add(expected);
+        }
+        assertEquals(null, decisions.get(3).cooldown(), "the block at 0 left the window at 3 s");
+        assertNotNull(decisions.get(4).cooldown(), "blocks at 3 s");
+    }
+
+    private static void assertSameDecision(QuotaDecision expected, QuotaDecision actual, String where) {
+        assertEquals(expected.admitted(), actual.admitted(), where);
+        assertEquals(expected.cooldown(), actual.cooldown(), where);
+        assertEquals(expected.states(), actual.states(), where);
+        assertEquals(expected.lease().slots(), actual.lease().slots(), where);
+    }
+
+    private static void assertNoSecret(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            assertFalse(String.valueOf(t.getMessage()).contains("s3cret"), t.toString());
+            assertFalse(t.toString().contains("s3cret"), t.toString());
+        }
+    }
+
+    private interface Work {
+        void run(int thread) throws Exception;
+    }
+
+    private static void runConcurrently(int threads, Work work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                runs.add(pool.submit(() -> {
+                    work.run(thread);
+                    return null;
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A TCP relay to the test Redis on a loopback port. {@link #cut()} drops every connection through it and turns
+     * new ones away until {@link #restore()}; the port stays bound throughout, so the client finds it again.
+     */
+    private static final class Proxy implements AutoCloseable {
+
+        private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+        private volatile boolean up = true;
+
+        Proxy() throws IOException {
+            Thread accepting = new Thread(this::accept, "redis-proxy-accept");
+            accepting.setDaemon(true);
+            accepting.start();
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        void cut() throws IOException {
+            up = false;
+            for (Socket socket : sockets) {
+                socket.close();
+            }
+            sockets.clear();
+        }
+
+        void restore() {
+            up = true;
+        }
+
+        private void accept() {
+            io.lettuce.core.RedisURI target = io.lettuce.core.RedisURI.create(RedisTestSupport.URI);
+            while (!server.isClosed()) {
+                try {
+                    Socket client = server.accept();
+                    if (!up) {
+                        client.close();
+                        continue;
+                    }
+                    Socket redis = new Socket(target.getHost(), target.getPort());
+                    sockets.add(client);
+                    sockets.add(redis);
+                    pump(client, redis);
+                    pump(redis, client);
+                } catch (IOException e) {
+                    if (server.isClosed()) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        private static void pump(Socket from, Socket to) {
+            Thread thread = new Thread(() -> {
+                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                    in.transferTo(out);
+                } catch (IOException e) {
+                    // The relay was cut: the other direction notices on its own.
+                }
+            }, "redis-proxy-pump");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            cut();
+        }
+    }
+}

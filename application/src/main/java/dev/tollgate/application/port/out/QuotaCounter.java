@@ -1,0 +1,33 @@
+package dev.tollgate.application.port.out;
+
+import dev.tollgate.domain.quota.QuotaDecision;
+import dev.tollgate.domain.quota.SlotLease;
+import dev.tollgate.domain.quota.TrafficDemand;
+import java.time.Instant;
+
+/**
+ * Out port: where the counters of the §8 traffic limits live — in this process, or in Redis shared by every
+ * instance. The rules themselves are the domain's ({@link dev.tollgate.domain.quota.LocalQuotas} is the reference
+ * semantics every implementation follows).
+ */
+public interface QuotaCounter {
+
+    /**
+     * Decides one demand in one atomic step: cooldowns first, then every check; admitted, the request is counted
+     * in every bucket and takes its slots; refused, it counts nowhere (only request-limit blocks are recorded for
+     * the cooldown).
+     *
+     * @throws Unavailable when the store cannot be reached in time
+     */
+    QuotaDecision decide(TrafficDemand demand, Instant now);
+
+    /** Gives back the slots of an admitted request; called once per lease. */
+    void release(SlotLease lease, Instant now);
+
+    /** The store did not answer (connection lost, timeout): the caller applies its failure policy. */
+    final class Unavailable extends RuntimeException {
+        public Unavailable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

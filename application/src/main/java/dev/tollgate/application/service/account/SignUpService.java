@@ -1,0 +1,115 @@
+package dev.tollgate.application.service.account;
+
+import dev.tollgate.application.port.in.account.AccountNotFoundException;
+import dev.tollgate.application.port.in.account.MailUnavailableException;
+import dev.tollgate.application.port.in.account.ResendVerificationUseCase;
+import dev.tollgate.application.port.in.account.SignUpCommand;
+import dev.tollgate.application.port.in.account.SignUpUseCase;
+import dev.tollgate.application.port.in.account.VerifyAccountEmailUseCase;
+import dev.tollgate.application.port.in.account.VerifyEmailLinkUseCase;
+import dev.tollgate.application.port.out.AccountRepository;
+import dev.tollgate.application.port.out.CredentialRepository;
+import dev.tollgate.application.port.out.MailMessage;
+import dev.tollgate.application.port.out.Mailer;
+import dev.tollgate.application.port.out.PasswordHasher;
+import dev.tollgate.application.port.out.TransactionRunner;
+import dev.tollgate.application.service.traffic.TrafficGuard;
+import dev.tollgate.domain.account.Account;
+import dev.tollgate.domain.account.AccountId;
+import dev.tollgate.domain.account.EmailVerificationToken;
+import dev.tollgate.domain.account.Password;
+import dev.tollgate.domain.account.PasswordHash;
+import dev.tollgate.domain.quota.AccessRules;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Service: signing up on the dashboard and proving the e-mail address. A sign-up with an address that has an
+ * account already does the same work (the password is hashed, a mail is sent) and answers the same, so neither
+ * the answer nor its timing tells a visitor which addresses are registered; the owner gets a notice instead.
+ */
+public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCase, ResendVerificationUseCase {
+
+    private final AccountRepository accounts;
+    private final CredentialRepository credentials;
+    private final PasswordHasher hasher;
+    private final TransactionRunner transactions;
+    private final Mailer mailer;
+    private final VerificationMails mails;
+    private final VerifyAccountEmailUseCase verifyAccountEmail;
+    private final TrafficGuard guard;
+    private final AccessRules rules;
+    private final Clock clock;
+
+    public SignUpService(AccountRepository accounts, CredentialRepository credentials, PasswordHasher hasher,
+            TransactionRunner transactions, Mailer mailer, VerificationMails mails,
+            VerifyAccountEmailUseCase verifyAccountEmail, TrafficGuard guard, AccessRules rules, Clock clock) {
+        this.accounts = accounts;
+        this.credentials = credentials;
+        this.hasher = hasher;
+        this.transactions = transactions;
+        this.mailer = mailer;
+        this.mails = mails;
+        this.verifyAccountEmail = verifyAccountEmail;
+        this.guard = guard;
+        this.rules = rules;
+        this.clock = clock;
+    }
+
+    @Override
+    public void signUp(SignUpCommand command) {
+        Password password = Password.choose(command.password(), command.email());
+        guard.admitAccess(rules.mailSend(command.email().digest(), command.sourceIp()));
+        PasswordHash hash = hasher.hash(password);
+        Instant now = clock.instant();
+        Optional<Account> opened = transactions.inTransaction(() -> {
+            Account account = Account.open(command.email(), false, now);
+            if (!accounts.insert(account)) {
+                return Optional.<Account>empty();
+            }
+            credentials.save(account.id(), hash, now);
+            return Optional.of(account);
+        });
+        if (opened.isPresent()) {
+            send(mails.verification(opened.get(), now));
+        } else {
+            Account existing = accounts.findByEmail(command.email()).orElseThrow(AccountNotFoundException::new);
+            send(mails.alreadyRegistered(existing));
+        }
+    }
+
+    @Override
+    public boolean verify(String tokenText) {
+        Optional<EmailVerificationToken> token = EmailVerificationToken.parse(tokenText);
+        if (token.isEmpty()) {
+            return false;
+        }
+        Optional<Account> account = accounts.findById(token.get().accountId());
+        if (account.isEmpty() || !token.get().isValidFor(account.get().email(), mails.key(), clock.instant())) {
+            return false;
+        }
+        if (!account.get().emailVerified()) {
+            verifyAccountEmail.verify(account.get().email());
+        }
+        return true;
+    }
+
+    @Override
+    public void resend(AccountId accountId, String sourceIp) {
+        Account account = accounts.findById(accountId).orElseThrow(AccountNotFoundException::new);
+        if (account.emailVerified()) {
+            return;
+        }
+        guard.admitAccess(rules.mailSend(account.email().digest(), sourceIp));
+        send(mails.verification(account, clock.instant()));
+    }
+
+    private void send(MailMessage message) {
+        try {
+            mailer.send(message);
+        } catch (Mailer.Unavailable e) {
+            throw new MailUnavailableException();
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package dev.tollgate.application.service.completions;
+
+import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.CompletionObserver;
+import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
+import dev.tollgate.application.port.in.completions.ListModelsUseCase;
+import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
+import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.application.port.out.ModelProviders;
+import dev.tollgate.application.port.out.PlaygroundLedger;
+import dev.tollgate.application.port.out.TokenCounter;
+import dev.tollgate.application.service.traffic.TrafficGuard;
+import dev.tollgate.domain.billing.Pricing;
+import dev.tollgate.domain.catalog.CatalogModel;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.quota.PromptFingerprint;
+import dev.tollgate.domain.quota.TrafficRules;
+import dev.tollgate.domain.shared.DomainRuleViolation;
+import dev.tollgate.domain.shared.KeyHash;
+import dev.tollgate.domain.shared.Usd;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+
+/**
+ * The steps every completion shares, on {@code /v1} and on the playground: the model and the routes that can serve
+ * the request, the token estimate and output allowance, the maximum cost; then — once the traffic limits admitted
+ * it — the payer's hold and the run. Whatever happens before the run starts, the traffic ticket is given back.
+ */
+final class CompletionLauncher {
+
+    /** Who pays: the caller's account (prepaid hold, then settlement), or the operator (playground ledger). */
+    sealed interface Payer {
+    }
+
+    record AccountPays(ApiKeyPrincipal principal) implements Payer {
+    }
+
+    record OperatorPays(PlaygroundLedger ledger) implements Payer {
+    }
+
+    /** A request checked against its model, before the traffic limits. */
+    record Prepared(ChatRequest request, CatalogModel model, List<ProviderRoute> routes, long promptTokens,
+            int maxTokens, Usd maximumCost) {
+
+        TrafficRules.Shape shape() {
+            return new TrafficRules.Shape(model.id().value(), promptTokens + maxTokens,
+                    PromptFingerprint.of(request.messages()), request.maxTokens());
+        }
+    }
+
+    private final ListModelsUseCase models;
+    private final ModelProviders providers;
+    private final TokenCounter tokens;
+    private final BillingLedger billing;
+    private final Clock clock;
+    private final ScheduledExecutorService timers;
+    private final Executor blocking;
+    private final CompletionSettings settings;
+
+    CompletionLauncher(ListModelsUseCase models, ModelProviders providers, TokenCounter tokens, BillingLedger billing,
+            Clock clock, ScheduledExecutorService timers, Executor blocking, CompletionSettings settings) {
+        this.models = models;
+        this.providers = providers;
+        this.tokens = tokens;
+        this.billing = billing;
+        this.clock = clock;
+        this.timers = timers;
+        this.blocking = blocking;
+        this.settings = settings;
+    }
+
+    ListModelsUseCase models() {
+        return models;
+    }
+
+    /**
+     * @param outputCap the most output tokens this surface allows, below the model's own cap (the playground's);
+     *                  {@link Integer#MAX_VALUE} for none
+     * @param where     how the surface reads in messages ("" or " on the public playground")
+     */
+    Prepared prepare(ChatRequest request, int outputCap, String where) {
+        CatalogModel model = models.get(request.model());
+        List<ProviderRoute> routes = model.routesFor(request.features()).stream()
+                .filter(r -> providers.byName(r.provider().value()).isPresent())
+                .toList();
+        if (routes.isEmpty()) {
+            List<String> missing = model.capabilities().missing(request.features());
+            if (!missing.isEmpty()) {
+                throw new UnsupportedCapabilityException(model.id(), missing);
+            }
+            throw new DomainRuleViolation("model", "no configured provider serves '" + model.id()
+                    + "' with the requested features");
+        }
+        long promptTokens = tokens.countPrompt(request.messages());
+        int maxTokens = outputAllowance(model, request, promptTokens, outputCap, where);
+        return new Prepared(request, model, routes, promptTokens, maxTokens,
+                Pricing.maximumCost(routes, promptTokens, maxTokens));
+    }
+
+    /** Holds (when an account pays) and starts the run; the ticket is released on every way out. */
+    RunningCompletion launch(Prepared prepared, String requestId, TrafficGuard.Ticket ticket, Payer payer,
+            CompletionObserver observer) {
+        boolean running = false;
+        try {
+            observer.onAdmitted(ticket.report());
+            Instant admittedAt = clock.instant();
+            Consumer<BillingLedger.Settlement> settle;
+            KeyHash keyHash;
+            if (payer instanceof AccountPays account) {
+                hold(account.principal(), requestId, prepared.maximumCost(), admittedAt);
+                settle = billing::settle;
+                keyHash = account.principal().keyHash();
+            } else {
+                settle = ((OperatorPays) payer).ledger()::record;
+                keyHash = null;
+            }
+            CompletionRun run = new CompletionRun(new CompletionRun.Context(keyHash, prepared.request(), requestId,
+                    prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.maximumCost(),
+                    admittedAt, providers, tokens, settle, clock, timers, blocking, settings, ticket::release),
+                    observer);
+            run.begin();
+            running = true;
+            return run;
+        } finally {
+            if (!running) {
+                ticket.release();
+            }
+        }
+    }
+
+    private void hold(ApiKeyPrincipal principal, String requestId, Usd amount, Instant admittedAt) {
+        BillingLedger.HoldOutcome outcome = billing.placeHold(new BillingLedger.HoldRequest(requestId,
+                principal.accountId(), principal.apiKeyId(), amount, admittedAt, admittedAt.plus(settings.lease())));
+        switch (outcome) {
+            case INSUFFICIENT_BALANCE -> throw new InsufficientQuotaException(
+                    InsufficientQuotaException.Reason.ACCOUNT_BALANCE);
+            case KEY_LIMIT_REACHED -> throw new InsufficientQuotaException(
+                    InsufficientQuotaException.Reason.KEY_LIMIT);
+            default -> {
+                // held: go upstream
+            }
+        }
+    }
+
+    /**
+     * §2.3 max_tokens: at most the model's output cap (and the surface's); absent, whatever the context leaves, up
+     * to the cap.
+     */
+    private static int outputAllowance(CatalogModel model, ChatRequest request, long promptTokens, int outputCap,
+            String where) {
+        long room = model.contextLength() - promptTokens;
+        if (room < 1) {
+            throw new DomainRuleViolation("messages", "the prompt has about " + promptTokens
+                    + " tokens; model '" + model.id() + "' takes at most " + model.contextLength()
+                    + " tokens of prompt and output together");
+        }
+        int cap = Math.min(model.maxOutputTokens(), outputCap);
+        if (request.maxTokens() == null) {
+            return (int) Math.min(cap, room);
+        }
+        if (request.maxTokens() > cap) {
+            throw new DomainRuleViolation("max_tokens", "max_tokens is " + request.maxTokens() + "; model '"
+                    + model.id() + "' produces at most " + cap + " tokens" + where);
+        }
+        if (request.maxTokens() > room) {
+            throw new DomainRuleViolation("max_tokens", "the prompt (about " + promptTokens + " tokens) plus "
+                    + "max_tokens (" + request.maxTokens() + ") exceed the context length of model '" + model.id()
+                    + "' (" + model.contextLength() + " tokens)");
+        }
+        return request.maxTokens();
+    }
+}

@@ -1,0 +1,323 @@
+package dev.tollgate.bootstrap.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The account dashboard over real HTTP, as a browser without JavaScript uses it: forms, cookies, redirects. Each
+ * {@link Browser} keeps its own cookies; the gateway's outbox (no SMTP configured) delivers the mails.
+ */
+@MicronautTest(transactional = false)
+class DashboardE2ETest extends DashboardE2ESupport {
+
+    @Test
+    void signUpVerifySignInCreateAKeyUseItAndDisableIt() throws InterruptedException {
+        String email = unique();
+        Browser browser = new Browser();
+        HttpResponse<String> sent = signUp(browser, email, PASSWORD);
+        assertEquals(200, sent.statusCode(), sent.body());
+        assertTrue(sent.body().contains("Check your inbox"));
+        verify(email);
+
+        HttpResponse<String> in = logIn(browser, email, PASSWORD);
+        assertEquals(303, in.statusCode(), in.body());
+        assertEquals("/", location(in));
+        String setCookie = in.headers().allValues("set-cookie").stream()
+                .filter(c -> c.startsWith("tollgate_session=")).findFirst().orElseThrow();
+        assertTrue(setCookie.contains("HTTPOnly") || setCookie.contains("HttpOnly"), setCookie);
+        assertTrue(setCookie.contains("SameSite=Lax"), setCookie);
+        assertFalse(setCookie.contains("Secure"), "plain HTTP on loopback: no Secure attribute");
+
+        HttpResponse<String> overview = browser.get("/");
+        assertEquals(200, overview.statusCode());
+        assertTrue(overview.body().contains(email) && overview.body().contains("Confirmed"), overview.body());
+
+        HttpResponse<String> created = createKey(browser, "release bot");
+        assertEquals(201, created.statusCode(), created.body());
+        Matcher secret = SECRET.matcher(created.body());
+        assertTrue(secret.find(), created.body());
+        String gpm = secret.group();
+        assertTrue(created.body().contains("shown only this once"));
+
+        HttpResponse<String> again = browser.get("/settings/management-keys");
+        assertFalse(again.body().contains(gpm), "the secret is never shown again");
+        assertTrue(again.body().contains("release bot") && again.body().contains(gpm.substring(0, 7) + "..."));
+        assertTrue(again.body().contains(">never<"), "not used yet");
+
+        Reply apiKey = post("/api/v1/keys", gpm, "{\"name\":\"from the dashboard's key\"}");
+        assertEquals(201, apiKey.status(), apiKey.raw().body());
+        assertEquals(200, get("/api/v1/keys", gpm).status());
+
+        String lastUsed = null;
+        for (int i = 0; i < 50 && lastUsed == null; i++) {
+            String page = browser.get("/settings/management-keys").body();
+            if (!page.contains(">never<")) {
+                lastUsed = page;
+            } else {
+                Thread.sleep(100);
+            }
+        }
+        assertNotNull(lastUsed, "last use is recorded (off the request's path)");
+
+        String id = keyIds(lastUsed).get(0);
+        HttpResponse<String> disabled = browser.post("/settings/management-keys/" + id + "/disable",
+                Map.of("csrf", csrfOf(lastUsed)));
+        assertEquals(303, disabled.statusCode(), disabled.body());
+        assertEquals(401, get("/api/v1/keys", gpm).status(), "a disabled key is refused at once");
+        assertTrue(browser.get("/settings/management-keys").body().contains("state-disabled"));
+
+        String page = browser.get("/settings/management-keys").body();
+        assertEquals(303, browser.post("/settings/management-keys/" + id + "/enable", Map.of("csrf", csrfOf(page)))
+                .statusCode());
+        assertEquals(200, get("/api/v1/keys", gpm).status(), "enabled again");
+        page = browser.get("/settings/management-keys").body();
+        assertEquals(303, browser.post("/settings/management-keys/" + id + "/delete", Map.of("csrf", csrfOf(page)))
+                .statusCode());
+        assertEquals(401, get("/api/v1/keys", gpm).status(), "a deleted key never authenticates again");
+        assertFalse(browser.get("/settings/management-keys").body().contains("release bot"));
+    }
+
+    @Test
+    void untilVerifiedThePagesExplainThe403AndNoKeyCanBeCreated() {
+        String email = unique();
+        Browser browser = new Browser();
+        signUp(browser, email, PASSWORD);
+        assertEquals(303, logIn(browser, email, PASSWORD).statusCode());
+        String overview = browser.get("/").body();
+        assertTrue(overview.contains("Not confirmed yet") && overview.contains("403"), overview);
+        assertTrue(overview.contains("action=\"/verify/resend\""));
+        String settings = browser.get("/settings/management-keys").body();
+        assertTrue(settings.contains("Please verify your email address to access this feature"), settings);
+        assertFalse(settings.contains("id=\"key-name\""), "no create form");
+
+        HttpResponse<String> refused = browser.post("/settings/management-keys",
+                Map.of("csrf", csrfOf(settings), "name", "sneaky"));
+        assertEquals(403, refused.statusCode());
+        assertFalse(browser.get("/settings/management-keys").body().contains("sneaky"));
+
+        HttpResponse<String> resent = browser.post("/verify/resend", Map.of("csrf", csrfOf(settings)));
+        assertEquals(200, resent.statusCode(), resent.body());
+        verify(email);
+        assertTrue(browser.get("/").body().contains("Confirmed"));
+        assertEquals(201, createKey(browser, "now allowed").statusCode());
+    }
+
+    @Test
+    void formsWithoutAValidTokenAreRefusedAndChangeNothing() {
+        Browser browser = signedInVerified(unique());
+        String page = createKey(browser, "kept").body();
+        String id = keyIds(page).get(0);
+        String anonymousToken = new Browser().csrf("/login");
+        for (Map<String, String> form : List.of(Map.<String, String>of(), Map.of("csrf", ""),
+                Map.of("csrf", "0".repeat(64)), Map.of("csrf", anonymousToken))) {
+            assertEquals(403, browser.post("/settings/management-keys", plus(form, "name", "forged")).statusCode());
+            assertEquals(403, browser.post("/settings/management-keys/" + id + "/disable", form).statusCode());
+            assertEquals(403, browser.post("/settings/management-keys/" + id + "/delete", form).statusCode());
+        }
+        Browser other = signedInVerified(unique());
+        String othersToken = other.csrf("/settings/management-keys");
+        HttpResponse<String> crossSession = browser.post("/settings/management-keys/" + id + "/disable",
+                Map.of("csrf", othersToken));
+        assertEquals(403, crossSession.statusCode(), "a token of another session is no token");
+        assertTrue(crossSession.body().contains("This form has expired"));
+        String after = browser.get("/settings/management-keys").body();
+        assertFalse(after.contains("forged"));
+        assertTrue(after.contains("state-active"), "still active");
+
+        Browser signedOut = new Browser();
+        signedOut.get("/login");
+        assertEquals(403, signedOut.post("/login", Map.of("email", "a@example.test", "password", PASSWORD))
+                .statusCode(), "sign-in needs the form's token too (login CSRF)");
+        assertEquals(403, signedOut.post("/signup", Map.of("csrf", "0".repeat(64), "email", "b@example.test",
+                "password", PASSWORD, "password_repeat", PASSWORD)).statusCode());
+    }
+
+    private static Map<String, String> plus(Map<String, String> form, String name, String value) {
+        Map<String, String> all = new LinkedHashMap<>(form);
+        all.put(name, value);
+        return all;
+    }
+
+    @Test
+    void unknownAddressAndWrongPasswordAnswerAlike() {
+        String email = unique();
+        Browser owner = new Browser();
+        signUp(owner, email, PASSWORD);
+        Browser visitor = new Browser();
+        String unknown = "nobody-" + UUID.randomUUID() + "@example.test";
+        HttpResponse<String> wrongPassword = logIn(visitor, email, "not the password");
+        HttpResponse<String> unknownAddress = logIn(visitor, unknown, "not the password");
+        assertEquals(400, wrongPassword.statusCode());
+        assertEquals(wrongPassword.statusCode(), unknownAddress.statusCode());
+        assertEquals(wrongPassword.body().replace(email, "ADDRESS"), unknownAddress.body().replace(unknown, "ADDRESS"));
+        assertTrue(wrongPassword.body().contains("The e-mail address or password is not correct."));
+
+        Browser signUpper = new Browser();
+        HttpResponse<String> taken = signUp(signUpper, email, "another password entirely");
+        String fresh = unique();
+        HttpResponse<String> free = signUp(signUpper, fresh, "another password entirely");
+        assertEquals(200, taken.statusCode());
+        assertEquals(taken.statusCode(), free.statusCode());
+        assertEquals(taken.body().replace(email, "ADDRESS"), free.body().replace(fresh, "ADDRESS"),
+                "sign-up never tells whether an address is registered");
+        assertTrue(outboxLinkFor(email).equals("/login"), "the owner got a notice, not a link");
+        assertEquals(303, logIn(new Browser(), email, PASSWORD).statusCode(), "the password was not replaced");
+    }
+
+    @Test
+    void signInAttemptsPerAddressAreLimited() {
+        String email = unique();
+        Browser browser = new Browser();
+        signUp(browser, email, PASSWORD);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(400, logIn(browser, email, "wrong password " + i).statusCode());
+        }
+        HttpResponse<String> limited = logIn(browser, email, PASSWORD);
+        assertEquals(429, limited.statusCode(), limited.body());
+        assertTrue(Long.parseLong(limited.headers().firstValue("retry-after").orElseThrow()) > 0);
+        assertTrue(limited.body().contains("Too many"));
+        assertFalse(browser.cookies.containsKey("tollgate_session"));
+        clock.advance(Duration.ofMinutes(16));
+        assertEquals(303, logIn(browser, email, PASSWORD).statusCode(), "the window moves on");
+    }
+
+    @Test
+    void oneAccountNeverSeesOrChangesAnothersKeys() {
+        Browser alice = signedInVerified(unique());
+        Browser bob = signedInVerified(unique());
+        HttpResponse<String> bobsCreated = createKey(bob, "bobs-secret-key-name");
+        Matcher secret = SECRET.matcher(bobsCreated.body());
+        assertTrue(secret.find());
+        String bobsGpm = secret.group();
+        String bobsId = keyIds(bob.get("/settings/management-keys").body()).get(0);
+        createKey(alice, "alices key");
+
+        String alicesPage = alice.get("/settings/management-keys").body();
+        assertFalse(alicesPage.contains("bobs-secret-key-name"));
+        assertFalse(alicesPage.contains(bobsGpm.substring(0, 7)));
+        assertFalse(alicesPage.contains(bobsId));
+        assertEquals(1, keyIds(alicesPage).size());
+
+        for (String action : List.of("disable", "delete", "enable")) {
+            HttpResponse<String> refused = alice.post("/settings/management-keys/" + bobsId + "/" + action,
+                    Map.of("csrf", csrfOf(alice.get("/settings/management-keys").body())));
+            assertEquals(404, refused.statusCode(), action);
+            assertTrue(refused.body().contains("There is no such management key in your account."));
+        }
+        assertEquals(404, alice.post("/settings/management-keys/not-a-uuid/disable",
+                Map.of("csrf", csrfOf(alice.get("/settings/management-keys").body()))).statusCode());
+        assertEquals(200, get("/api/v1/keys", bobsGpm).status(), "Bob's key still works");
+        assertTrue(bob.get("/settings/management-keys").body().contains("state-active"));
+    }
+
+    @Test
+    void signInStartsANewSessionAndSignOutEndsIt() {
+        String email = unique();
+        Browser browser = new Browser();
+        signUp(browser, email, PASSWORD);
+        assertEquals(303, logIn(browser, email, PASSWORD).statusCode());
+        String first = browser.cookies.get("tollgate_session");
+        assertEquals("/", location(browser.get("/login")), "signed in, /login sends you to the overview");
+        assertEquals(303, browser.post("/login", Map.of("csrf", browser.csrf("/"), "email", email,
+                "password", PASSWORD)).statusCode());
+        String second = browser.cookies.get("tollgate_session");
+        assertNotEquals(first, second, "the session id is rotated on sign-in");
+        Browser replay = new Browser();
+        replay.cookies.put("tollgate_session", first);
+        assertEquals("/login", location(replay.get("/")), "the old session ended");
+
+        HttpResponse<String> out = browser.post("/logout", Map.of("csrf", browser.csrf("/")));
+        assertEquals(303, out.statusCode());
+        assertFalse(browser.cookies.containsKey("tollgate_session"), "the cookie is cleared");
+        Browser stolen = new Browser();
+        stolen.cookies.put("tollgate_session", second);
+        assertEquals(303, stolen.get("/").statusCode());
+        assertEquals("/login", location(stolen.get("/settings/management-keys")), "a signed-out session is dead");
+    }
+
+    @Test
+    void aSessionEndsAfterTwelveIdleHours() {
+        Browser browser = signedInVerified(unique());
+        assertEquals(200, browser.get("/").statusCode());
+        clock.advance(Duration.ofHours(11));
+        assertEquals(200, browser.get("/").statusCode());
+        clock.advance(Duration.ofHours(12).plusMinutes(1));
+        HttpResponse<String> expired = browser.get("/");
+        assertEquals(303, expired.statusCode());
+        assertEquals("/login", location(expired));
+    }
+
+    @Test
+    void aTamperedVerificationLinkVerifiesNothing() {
+        String email = unique();
+        Browser browser = new Browser();
+        signUp(browser, email, PASSWORD);
+        String link = outboxLinkFor(email);
+        String token = link.substring(link.indexOf("token=") + 6);
+        String tampered = token.substring(0, token.length() - 1) + (token.endsWith("a") ? "b" : "a");
+        HttpResponse<String> refused = browser.post("/verify", Map.of("csrf", browser.csrf("/verify?token=x"),
+                "token", tampered));
+        assertEquals(400, refused.statusCode());
+        assertTrue(refused.body().contains("This link is not valid"));
+        assertEquals(303, logIn(browser, email, PASSWORD).statusCode());
+        assertTrue(browser.get("/").body().contains("Not confirmed yet"));
+    }
+
+    @Test
+    void theOutboxAnswersOnlyThisMachineWithoutForwardingHeaders() {
+        Browser local = new Browser();
+        assertEquals(200, local.get("/outbox").statusCode());
+        Browser proxied = new Browser();
+        proxied.headers.put("X-Forwarded-For", "203.0.113.50");
+        assertEquals(404, proxied.get("/outbox").statusCode());
+        Browser forwarded = new Browser();
+        forwarded.headers.put("Forwarded", "for=203.0.113.50");
+        assertEquals(404, forwarded.get("/outbox").statusCode());
+    }
+
+    @Test
+    void pagesCarrySecurityHeadersAndTheirAssetsComeFromTheJar() {
+        Browser browser = new Browser();
+        HttpResponse<String> page = browser.get("/login");
+        assertEquals(200, page.statusCode());
+        assertTrue(page.headers().firstValue("content-type").orElse("").startsWith("text/html"));
+        String csp = page.headers().firstValue("content-security-policy").orElseThrow();
+        assertTrue(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), csp);
+        assertEquals("no-store", page.headers().firstValue("cache-control").orElseThrow());
+        assertEquals("nosniff", page.headers().firstValue("x-content-type-options").orElseThrow());
+        assertEquals("no-referrer", page.headers().firstValue("referrer-policy").orElseThrow());
+        assertFalse(page.body().contains("http://") || page.body().contains("https://"),
+                "no external resource: " + page.body());
+        for (String asset : List.of("/assets/dashboard.css", "/assets/dashboard.js",
+                "/webjars/htmx.org/2.0.4/dist/htmx.min.js")) {
+            HttpResponse<String> served = browser.get(asset);
+            assertEquals(200, served.statusCode(), asset);
+            assertTrue(served.body().length() > 500, asset);
+        }
+        assertEquals("/login", location(browser.get("/")), "signed out, the overview sends you to sign in");
+        assertEquals("/login", location(browser.get("/settings/management-keys")));
+    }
+}

@@ -1,0 +1,184 @@
+package dev.tollgate.bootstrap.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
+import dev.tollgate.application.port.in.account.CreditAccountUseCase;
+import dev.tollgate.domain.account.Email;
+import dev.tollgate.domain.shared.Usd;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.math.BigDecimal;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Usage, activity, CSV export and balance over HTTP: a request made with a key created on the dashboard shows up
+ * with its exact cost in the chart, the activity table, the CSV and the balance's ledger (with the operator's
+ * credit); filters narrow it; another account sees none of it, even with the first account's key hash in the URL.
+ */
+@MicronautTest(transactional = false)
+class DashboardUsageE2ETest extends DashboardE2ESupport {
+
+    private static final Pattern GP_SECRET = Pattern.compile("gp-[0-9A-Za-z]{38}");
+    private static final Pattern KEY_HASH = Pattern.compile("href=\"/keys/([0-9a-f]{64})\"");
+
+    @Inject
+    CreditAccountUseCase credit;
+
+    /** A verified, signed-in account with $5 from the operator and one API key; its raw key and hash. */
+    record Customer(String email, Browser browser, String gp, String hash) {
+    }
+
+    private Customer customer(String keyName) {
+        String email = unique();
+        Browser browser = signedInVerified(email);
+        credit.credit(new Email(email), Usd.ofMicros(5_000_000));
+        HttpResponse<String> created = browser.submit("/keys", "/keys", Map.of("name", keyName));
+        assertEquals(201, created.statusCode(), created.body());
+        Matcher secret = GP_SECRET.matcher(created.body());
+        assertTrue(secret.find());
+        Matcher hash = KEY_HASH.matcher(browser.get("/keys").body());
+        assertTrue(hash.find());
+        return new Customer(email, browser, secret.group(), hash.group(1));
+    }
+
+    private String chat(String gp, String model) {
+        Reply reply = post("/v1/chat/completions", gp, "{\"model\":\"" + model
+                + "\",\"messages\":[{\"role\":\"user\",\"content\":\"What does the dashboard show?\"}]}");
+        assertEquals(200, reply.status(), reply.raw().body());
+        return reply.header("x-request-id");
+    }
+
+    private static long costMicros(String requestId) {
+        Map<String, Object> db = TestDatabase.properties();
+        try (Connection c = DriverManager.getConnection((String) db.get("datasources.default.url"),
+                (String) db.get("datasources.default.username"), "");
+                PreparedStatement q = c.prepareStatement("SELECT cost_micros FROM request_ledger WHERE request_id = ?")) {
+            q.setString(1, requestId);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The usage page drawn after the request's ledger row is written (settlement follows the answer). The page
+     * that first shows the row may have read the charts just before it was committed, so the page returned is the
+     * next one.
+     */
+    private String usageShowing(Browser browser, String requestId) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            if (browser.get("/usage").body().contains(requestId)) {
+                return browser.get("/usage").body();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("request " + requestId + " never appeared on /usage");
+    }
+
+    private static String money(long micros) {
+        BigDecimal dollars = BigDecimal.valueOf(micros, 6).stripTrailingZeros();
+        return "$" + (dollars.scale() < 2 ? dollars.setScale(2) : dollars).toPlainString();
+    }
+
+    @Test
+    void aRequestShowsWithItsCostInTheChartTheActivityTheCsvAndTheBalance() throws InterruptedException {
+        Customer alice = customer("usage key");
+        String requestId = chat(alice.gp(), "tollgate/simulator-priced");
+        String page = usageShowing(alice.browser(), requestId);
+        long cost = costMicros(requestId);
+        assertTrue(cost > 0, "the priced model costs something");
+        String today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).toString();
+
+        assertTrue(page.contains("data-day=\"" + today + "\" data-value=\"" + money(cost) + "\""), page);
+        assertTrue(page.contains(today + ": " + money(cost) + " (1 request)"), "the bar's tooltip");
+        assertTrue(page.contains("usage key") && page.contains("tollgate/simulator-priced")
+                && page.contains(">" + money(cost) + "<") && page.contains("completed"), page);
+        assertTrue(page.contains("<td data-label=\"Provider\">simulator</td>"), "the provider");
+        assertTrue(page.contains(money(5_000_000 - cost)), "the balance after the request");
+
+        String otherModel = alice.browser().get("/usage?model=tollgate/simulator-free").body();
+        assertFalse(otherModel.contains(requestId), "filtered by another model");
+        String sameKey = alice.browser().get("/usage?key=" + alice.hash() + "&model=tollgate/simulator-priced").body();
+        assertTrue(sameKey.contains(requestId) && sameKey.contains("selected"), "filtered by its key and model");
+
+        HttpResponse<String> csv = alice.browser().get("/usage/activity.csv");
+        assertEquals(200, csv.statusCode());
+        assertTrue(csv.headers().firstValue("content-type").orElse("").startsWith("text/csv"));
+        assertEquals("attachment; filename=\"tollgate-activity-" + today + ".csv\"",
+                csv.headers().firstValue("content-disposition").orElse(""));
+        List<String> lines = csv.body().lines().toList();
+        assertEquals("admitted_at,finished_at,request_id,key_name,key_label,model,provider,prompt_tokens,"
+                + "completion_tokens,total_tokens,cost_usd,status,latency_ms", lines.get(0));
+        String row = lines.stream().filter(l -> l.contains(requestId)).findFirst().orElseThrow();
+        assertTrue(row.contains(",usage key,") && row.contains(",tollgate/simulator-priced,simulator,")
+                && row.contains("," + BigDecimal.valueOf(cost, 6).toPlainString() + ",completed,"), row);
+        assertTrue(csv.body().endsWith("\r\n"));
+
+        HttpResponse<String> balance = alice.browser().get("/balance");
+        assertEquals(200, balance.statusCode());
+        assertTrue(balance.body().contains("+$5.00") && balance.body().contains("Credit from the operator"),
+                balance.body());
+        assertTrue(balance.body().contains("−" + money(cost)) && balance.body().contains("Spend: 1 request"));
+        assertTrue(balance.body().contains(money(5_000_000 - cost)), "what is left");
+    }
+
+    @Test
+    void csvFieldsAreQuotedAndFormulasDefused() throws InterruptedException {
+        Customer customer = customer("=HYPERLINK(\"x\"),then");
+        String requestId = chat(customer.gp(), "tollgate/simulator-free");
+        usageShowing(customer.browser(), requestId);
+        String body = customer.browser().get("/usage/activity.csv").body();
+        assertTrue(body.contains(",\"'=HYPERLINK(\"\"x\"\"),then\","), body);
+        assertTrue(body.contains(",0.000000,completed,"), "a free request costs 0.000000");
+    }
+
+    @Test
+    void anotherAccountSeesNothingOfItEvenWithTheKeysHash() throws InterruptedException {
+        Customer alice = customer("alice's key");
+        String requestId = chat(alice.gp(), "tollgate/simulator-priced");
+        usageShowing(alice.browser(), requestId);
+        Customer mallory = customer("mallory's key");
+
+        for (String path : List.of("/usage", "/usage?key=" + alice.hash(), "/usage?model=tollgate/simulator-priced",
+                "/usage/activity.csv", "/usage/activity.csv?key=" + alice.hash(), "/balance")) {
+            HttpResponse<String> seen = mallory.browser().get(path);
+            assertEquals(200, seen.statusCode(), path);
+            assertFalse(seen.body().contains(requestId), path);
+            assertFalse(seen.body().contains("alice"), path);
+            assertFalse(seen.body().contains(alice.hash()) && !path.contains(alice.hash()), path);
+        }
+        String filtered = mallory.browser().get("/usage?key=" + alice.hash()).body();
+        assertTrue(filtered.contains("No requests yet."), "alice's key matches nothing for mallory");
+        String csv = mallory.browser().get("/usage/activity.csv?key=" + alice.hash()).body();
+        assertEquals(1, csv.lines().count(), "only the header");
+    }
+
+    @Test
+    void signedOutVisitorsAreSentToSignIn() {
+        Browser stranger = new Browser();
+        for (String path : List.of("/usage", "/usage/activity.csv", "/balance")) {
+            HttpResponse<String> response = stranger.get(path);
+            assertEquals(303, response.statusCode(), path);
+            assertNotNull(location(response));
+            assertEquals("/login", location(response));
+        }
+    }
+}

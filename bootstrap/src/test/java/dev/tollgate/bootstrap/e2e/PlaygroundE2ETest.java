@@ -1,0 +1,297 @@
+package dev.tollgate.bootstrap.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The public playground (§4.2, §8.2) over HTTP in its default, anonymous mode: the signed browser cookie, the
+ * per-principal, per-IP and concurrency limits, the free models only, the operator's ledger, and prompts sanitised
+ * of personal data before they reach the upstream (a local OpenAI-compatible stub records what it received). The
+ * peer 127.0.0.1 is a trusted proxy here, so {@code X-Forwarded-For} picks the source address per request.
+ */
+@MicronautTest(transactional = false)
+class PlaygroundE2ETest extends GatewayE2ETest {
+
+    private static final List<String> UPSTREAM_BODIES = new CopyOnWriteArrayList<>();
+    private static HttpServer upstream;
+    private static int ipCounter;
+
+    private static synchronized int startUpstream() {
+        if (upstream == null) {
+            try {
+                upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            upstream.createContext("/v1/chat/completions", exchange -> {
+                try (InputStream in = exchange.getRequestBody()) {
+                    UPSTREAM_BODIES.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                }
+                String sse = "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                        + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Noted.\"},\"finish_reason\":null}]}\n\n"
+                        + "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                        + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+                        + "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+                        + "\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":2,"
+                        + "\"total_tokens\":14}}\n\ndata: [DONE]\n\n";
+                byte[] bytes = sse.getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+                exchange.sendResponseHeaders(200, bytes.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(bytes);
+                }
+            });
+            upstream.start();
+        }
+        return upstream.getAddress().getPort();
+    }
+
+    @AfterAll
+    static void stopUpstream() {
+        if (upstream != null) {
+            upstream.stop(0);
+        }
+    }
+
+    @Override
+    public Map<String, String> getProperties() {
+        Map<String, String> properties = super.getProperties();
+        String catalog = """
+                providers:
+                  recorder:
+                    type: openai
+                    base-url: http://127.0.0.1:%d/v1
+                  slow:
+                    type: simulator
+                    time-to-first-token-ms: 0
+                    tokens-per-second: 20
+                    output-tokens: 400
+                models:
+                  - id: pg/free
+                    owned-by: test
+                    created: 1767225600
+                    context-length: 4096
+                    max-output-tokens: 2048
+                    routes:
+                      - provider: recorder
+                        model: upstream-free
+                        input-usd-per-million: "1"
+                        output-usd-per-million: "2"
+                  - id: pg/slow
+                    owned-by: test
+                    created: 1767225600
+                    context-length: 4096
+                    max-output-tokens: 512
+                    routes:
+                      - provider: slow
+                        model: slow
+                        input-usd-per-million: "0"
+                        output-usd-per-million: "0"
+                  - id: pg/paid
+                    owned-by: test
+                    created: 1767225600
+                    context-length: 4096
+                    max-output-tokens: 512
+                    routes:
+                      - provider: slow
+                        model: paid
+                        input-usd-per-million: "5"
+                        output-usd-per-million: "15"
+                """.formatted(startUpstream());
+        useCatalog(properties, catalog);
+        properties.put("tollgate.playground.models", "pg/free,pg/slow");
+        properties.put("tollgate.playground.max-output-tokens", "500");
+        properties.put("tollgate.http.trusted-proxies", "127.0.0.1/32");
+        return properties;
+    }
+
+    @BeforeEach
+    void anHourLater() {
+        clock.advance(Duration.ofMinutes(61)); // the hourly playground windows of earlier tests are over
+    }
+
+    private static synchronized String freshIp() {
+        ipCounter++;
+        return "198.51." + (ipCounter / 250) + "." + (ipCounter % 250 + 1);
+    }
+
+    private Reply playground(String ip, String cookie, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.getURL()
+                + "/v1/public/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("X-Forwarded-For", ip)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (cookie != null) {
+            request.header("Cookie", cookie);
+        }
+        return exchange(request.build());
+    }
+
+    private static String ask(String model, String prompt) {
+        return "{\"model\":\"" + model + "\",\"max_tokens\":50,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + prompt + "\"}]}";
+    }
+
+    /** The {@code name=value} part of the playground cookie a reply set. */
+    private static String cookieOf(Reply reply) {
+        String setCookie = reply.raw().headers().allValues("set-cookie").stream()
+                .filter(c -> c.startsWith("tollgate_playground=")).findFirst().orElse(null);
+        return setCookie == null ? null : setCookie.substring(0, setCookie.indexOf(';'));
+    }
+
+    @Test
+    void anAnonymousVisitorGetsASignedCookieAnAnswerAndTheOperatorPays() throws Exception {
+        Reply first = playground(freshIp(), null, ask("pg/free", "Hello there"));
+        assertEquals(200, first.status(), first.raw().body());
+        String setCookie = first.raw().headers().allValues("set-cookie").get(0);
+        assertTrue(setCookie.startsWith("tollgate_playground="), setCookie);
+        assertTrue(setCookie.toLowerCase().contains("httponly"), setCookie);
+        assertTrue(setCookie.toLowerCase().contains("samesite=lax"), setCookie);
+        assertEquals("chat.completion", first.json().get("object"));
+        assertEquals("20", first.header("x-ratelimit-limit-requests"));
+        assertNotNull(first.header("x-request-id"));
+
+        String cookie = cookieOf(first);
+        Reply second = playground(freshIp(), cookie, ask("pg/free", "Hello again"));
+        assertEquals(200, second.status());
+        assertNull(cookieOf(second), "a valid cookie is kept, not replaced");
+
+        Thread.sleep(300); // the playground row is written once the request has ended
+        String requestId = first.header("x-request-id");
+        assertEquals(1, rowsOf("playground_ledger", requestId), "the operator's ledger has the request");
+        assertEquals(0, rowsOf("request_ledger", requestId), "no account was billed");
+    }
+
+    @Test
+    void personalDataNeverReachesTheUpstream() {
+        UPSTREAM_BODIES.clear();
+        Reply reply = playground(freshIp(), null, ask("pg/free",
+                "I am jane.doe@example.com, card 4111 1111 1111 1111, phone +1 (415) 555-0132"));
+        assertEquals(200, reply.status(), reply.raw().body());
+        assertEquals(1, UPSTREAM_BODIES.size());
+        String sent = UPSTREAM_BODIES.get(0);
+        assertFalse(sent.contains("jane.doe"), sent);
+        assertFalse(sent.contains("4111"), sent);
+        assertFalse(sent.contains("555-0132"), sent);
+        assertTrue(sent.contains("I am [email], card [card], phone [phone]"), sent);
+        assertFalse(reply.raw().body().contains("[email]"), "nothing about the sanitising is announced");
+    }
+
+    @Test
+    void oneAddressGetsTwentyAMinuteWhateverCookiesItRotates() {
+        String ip = freshIp();
+        int admitted = 0;
+        Reply last = null;
+        for (int i = 0; i < 25; i++) {
+            last = playground(ip, null, ask("pg/free", "question number " + "x".repeat(i + 1)));
+            if (last.status() == 200) {
+                admitted++;
+            }
+        }
+        assertEquals(20, admitted);
+        assertEquals(429, last.status());
+        assertEquals("rate_limit_exceeded", last.error().get("code"));
+        assertEquals("playground_ip", last.header("x-ratelimit-scope-requests"));
+        long retryAfter = Long.parseLong(last.header("retry-after"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 60, "Retry-After " + retryAfter);
+    }
+
+    @Test
+    void oneBrowserGetsTwentyAMinuteFromWhereverItComes() {
+        String cookie = cookieOf(playground(freshIp(), null, ask("pg/free", "first")));
+        int admitted = 1;
+        Reply last = null;
+        for (int i = 0; i < 24; i++) {
+            last = playground(freshIp(), cookie, ask("pg/free", "more " + "y".repeat(i + 1)));
+            if (last.status() == 200) {
+                admitted++;
+            }
+        }
+        assertEquals(20, admitted);
+        assertEquals("principal", last.header("x-ratelimit-scope-requests"));
+    }
+
+    @Test
+    void fiftyAnHourPerBrowser() {
+        String cookie = cookieOf(playground(freshIp(), null, ask("pg/free", "start")));
+        int admitted = 1;
+        for (int minute = 0; minute < 3; minute++) {
+            for (int i = 0; i < 20; i++) {
+                if (playground(freshIp(), cookie, ask("pg/free", "hour " + minute + " " + "z".repeat(i + 1)))
+                        .status() == 200) {
+                    admitted++;
+                }
+            }
+            clock.advance(Duration.ofSeconds(61));
+        }
+        assertEquals(50, admitted);
+    }
+
+    @Test
+    void twoStreamsPerBrowserAtOnce() throws Exception {
+        String ip1 = freshIp();
+        String cookie = cookieOf(playground(ip1, null, ask("pg/free", "hi there friend")));
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        InputStream[] streams = new InputStream[2];
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(URI.create(server.getURL()
+                            + "/v1/public/chat/completions")).header("Content-Type", "application/json")
+                    .header("X-Forwarded-For", freshIp()).header("Cookie", cookie)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"pg/slow\",\"stream\":true,"
+                            + "\"max_tokens\":400,\"messages\":[{\"role\":\"user\",\"content\":\"story " + i + "\"}]}"))
+                    .build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, response.statusCode());
+            streams[i] = response.body();
+            assertTrue(streams[i].read() >= 0);
+        }
+        Reply third = playground(freshIp(), cookie, ask("pg/free", "a third at once"));
+        assertEquals(429, third.status(), third.raw().body());
+        assertTrue(((String) third.error().get("message")).contains("at once"));
+        for (InputStream stream : streams) {
+            stream.close();
+        }
+    }
+
+    @Test
+    void onlyTheFreeModelsAndTheirCapAreOffered() {
+        Reply paid = playground(freshIp(), null, ask("pg/paid", "hello"));
+        assertEquals(404, paid.status());
+        assertEquals("model_not_found", paid.error().get("code"));
+        assertTrue(((String) paid.error().get("message")).contains("pg/free, pg/slow"), paid.raw().body());
+
+        Reply tooLong = playground(freshIp(), null,
+                "{\"model\":\"pg/free\",\"max_tokens\":1000,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");
+        assertEquals(400, tooLong.status());
+        assertEquals("max_tokens", tooLong.error().get("param"));
+        assertTrue(((String) tooLong.error().get("message")).contains("on the public playground"));
+    }
+
+    @Test
+    void aKeyIsIgnoredWhileUserBilledModeIsOff() {
+        Reply reply = send("POST", "/v1/public/chat/completions", "gp-not-a-real-key", ask("pg/free", "hello key"));
+        assertEquals(200, reply.status(), "the header changes nothing: the request is anonymous");
+        assertNotNull(cookieOf(reply));
+    }
+}

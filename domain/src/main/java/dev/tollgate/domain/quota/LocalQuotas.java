@@ -1,0 +1,188 @@
+package dev.tollgate.domain.quota;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The §8 rules over counters kept in memory: one {@link TrafficDemand} decided all or nothing. Cooldowns are
+ * looked at first; then every check is evaluated without changing anything; a refusal records request-limit
+ * blocks (and nothing else), an admission counts the request in every bucket and takes its slots. The map it works
+ * on is the caller's (a plain map in tests, an evicting cache in the in-process store): a state is put when it is
+ * created and when its idle time changes (a slot gauge starting or ending its use); an evicting map takes every
+ * read as activity. Not thread-safe: callers serialise.
+ */
+public final class LocalQuotas {
+
+    private static final String COOLDOWN = "cooldown";
+    private static final String BEHAVIOUR = "behaviour";
+
+    private final Map<String, QuotaState> states;
+    private long leases;
+
+    public LocalQuotas(Map<String, QuotaState> states) {
+        this.states = states;
+    }
+
+    public QuotaDecision decide(TrafficDemand demand, Instant at) {
+        long now = at.toEpochMilli();
+        QuotaDecision.CooldownBlock block = null;
+        for (Bucket scope : demand.cooldownScopes()) {
+            Bucket bucket = scope.withRule(COOLDOWN);
+            CooldownState cooldown = state(bucket, () -> new CooldownState(demand.cooldown()));
+            long wait = cooldown.cooldownMillis(now);
+            if (wait > 0 && (block == null || wait > block.retryAfter().toMillis())) {
+                block = new QuotaDecision.CooldownBlock(scope, Duration.ofMillis(wait), false);
+            }
+        }
+        BehaviourSample sample = demand.behaviour();
+        BehaviourState behaviour = null;
+        if (sample != null) {
+            behaviour = state(sample.scope().withRule(BEHAVIOUR), () -> new BehaviourState(sample.rule()));
+            long wait = behaviour.cooldownMillis(now);
+            if (wait > 0 && (block == null || wait > block.retryAfter().toMillis())) {
+                block = new QuotaDecision.CooldownBlock(sample.scope(), Duration.ofMillis(wait), true);
+            }
+        }
+        List<QuotaState> counters = new ArrayList<>(demand.checks().size());
+        List<CheckState> before = new ArrayList<>(demand.checks().size());
+        boolean passes = block == null;
+        for (QuotaCheck check : demand.checks()) {
+            QuotaState counter = counterOf(check);
+            counters.add(counter);
+            CheckState state = evaluate(check, counter, now);
+            before.add(state);
+            passes &= state.passed();
+        }
+        if (!passes) {
+            if (block == null) {
+                recordBlocks(demand, before, now);
+            }
+            return new QuotaDecision(before, block, SlotLease.NONE);
+        }
+        List<CheckState> after = new ArrayList<>(demand.checks().size());
+        for (int i = 0; i < demand.checks().size(); i++) {
+            QuotaCheck check = demand.checks().get(i);
+            QuotaState counter = counters.get(i);
+            record(check, counter, now);
+            CheckState state = evaluate(check, counter, now);
+            after.add(new CheckState(check, state.used(), Duration.ZERO, state.reset()));
+        }
+        if (sample != null) {
+            behaviour.record(now, sample.fingerprint(), sample.minimal());
+        }
+        List<Bucket> slots = demand.slots();
+        SlotLease lease = slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + (++leases), slots);
+        return new QuotaDecision(after, null, lease);
+    }
+
+    /**
+     * Counts a request another store admitted, without checking anything: every bucket records it and its slots
+     * are taken. A shared store's decisions are mirrored here, so that when the shared store fails, this
+     * instance's local share already holds what the instance admitted before.
+     */
+    public SlotLease record(TrafficDemand demand, Instant at) {
+        long now = at.toEpochMilli();
+        for (QuotaCheck check : demand.checks()) {
+            record(check, counterOf(check), now);
+        }
+        BehaviourSample sample = demand.behaviour();
+        if (sample != null) {
+            state(sample.scope().withRule(BEHAVIOUR), () -> new BehaviourState(sample.rule()))
+                    .record(now, sample.fingerprint(), sample.minimal());
+        }
+        List<Bucket> slots = demand.slots();
+        return slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + (++leases), slots);
+    }
+
+    /** Gives back the slots of an admitted request. Idempotence is the caller's (release each lease once). */
+    public void release(SlotLease lease) {
+        for (Bucket slot : lease.slots()) {
+            QuotaState state = states.get(slot.key());
+            if (state instanceof SlotGauge gauge && !gauge.release()) {
+                states.remove(slot.key());
+            }
+        }
+    }
+
+    /** Requests in flight in one concurrency bucket (for gauges and tests). */
+    public long inFlight(Bucket slot) {
+        return states.get(slot.key()) instanceof SlotGauge gauge ? gauge.inFlight() : 0;
+    }
+
+    private void recordBlocks(TrafficDemand demand, List<CheckState> states, long now) {
+        for (CheckState state : states) {
+            if (!state.passed() && state.check() instanceof QuotaCheck.Requests r && r.cooldownScope() != null) {
+                Bucket bucket = r.cooldownScope().withRule(COOLDOWN);
+                CooldownState cooldown = state(bucket, () -> new CooldownState(demand.cooldown()));
+                cooldown.recordBlock(now);
+            }
+        }
+    }
+
+    private QuotaState counterOf(QuotaCheck check) {
+        if (check instanceof QuotaCheck.Requests r) {
+            return state(r.bucket(), () -> new SlidingWindowLog(r.window().toMillis()));
+        }
+        if (check instanceof QuotaCheck.Distinct d) {
+            return state(d.bucket(), () -> new DistinctLog(d.window().toMillis()));
+        }
+        if (check instanceof QuotaCheck.Concurrency c) {
+            return state(c.bucket(), SlotGauge::new);
+        }
+        QuotaCheck.Tokens t = (QuotaCheck.Tokens) check;
+        return state(t.bucket(), () -> new TwoWindowCounter(t.window().toMillis()));
+    }
+
+    private static CheckState evaluate(QuotaCheck check, QuotaState counter, long now) {
+        if (check instanceof QuotaCheck.Requests r) {
+            SlidingWindowLog log = (SlidingWindowLog) counter;
+            return state(check, log.used(now), log.waitMillis(now, r.limit()), log.resetMillis(now));
+        }
+        if (check instanceof QuotaCheck.Distinct d) {
+            DistinctLog log = (DistinctLog) counter;
+            return state(check, log.used(now), log.waitMillis(now, d.member(), d.limit()), log.resetMillis(now));
+        }
+        if (check instanceof QuotaCheck.Concurrency c) {
+            SlotGauge gauge = (SlotGauge) counter;
+            // When a slot frees up is unknown: ask the client to come back in a second.
+            return state(check, gauge.inFlight(), gauge.hasRoom(c.limit()) ? 0 : 1000, 0);
+        }
+        QuotaCheck.Tokens t = (QuotaCheck.Tokens) check;
+        TwoWindowCounter tokens = (TwoWindowCounter) counter;
+        return state(check, tokens.estimate(now), tokens.waitMillis(now, t.limit(), t.tokens()),
+                tokens.resetMillis(now));
+    }
+
+    private void record(QuotaCheck check, QuotaState counter, long now) {
+        if (check instanceof QuotaCheck.Requests r) {
+            ((SlidingWindowLog) counter).record(now, r.limit());
+        } else if (check instanceof QuotaCheck.Distinct d) {
+            ((DistinctLog) counter).record(now, d.member());
+        } else if (check instanceof QuotaCheck.Concurrency) {
+            ((SlotGauge) counter).acquire();
+            states.put(check.bucket().key(), counter); // in use now: it must not be forgotten
+        } else {
+            ((TwoWindowCounter) counter).add(now, ((QuotaCheck.Tokens) check).tokens());
+        }
+    }
+
+    private static CheckState state(QuotaCheck check, long used, long waitMillis, long resetMillis) {
+        return new CheckState(check, used, Duration.ofMillis(Math.max(0, waitMillis)),
+                Duration.ofMillis(Math.max(0, resetMillis)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T extends QuotaState> T state(Bucket bucket, Supplier<T> create) {
+        QuotaState existing = states.get(bucket.key());
+        if (existing != null) {
+            return (T) existing;
+        }
+        T created = create.get();
+        states.put(bucket.key(), created);
+        return created;
+    }
+}

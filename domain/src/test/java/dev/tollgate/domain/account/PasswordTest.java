@@ -1,0 +1,38 @@
+package dev.tollgate.domain.account;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tollgate.domain.shared.DomainRuleViolation;
+import org.junit.jupiter.api.Test;
+
+class PasswordTest {
+
+    private final Email email = new Email("owner@example.com");
+
+    @Test
+    void lengthIsCountedInCharactersNotBytes() {
+        assertEquals("ü".repeat(10), Password.choose("ü".repeat(10), email).reveal());
+        assertEquals(256, Password.choose("😀".repeat(256), email).reveal().codePointCount(0, 512));
+        assertThrows(DomainRuleViolation.class, () -> Password.choose("😀".repeat(9), email));
+        assertThrows(DomainRuleViolation.class, () -> Password.choose("😀".repeat(257), email));
+    }
+
+    @Test
+    void notTheEmailAddressNorOnlySpaces() {
+        assertThrows(DomainRuleViolation.class, () -> Password.choose("Owner@Example.com", email));
+        assertThrows(DomainRuleViolation.class, () -> Password.choose(" owner@example.com ", email));
+        assertThrows(DomainRuleViolation.class, () -> Password.choose(" ".repeat(12), email));
+        assertThrows(DomainRuleViolation.class, () -> Password.choose(null, email));
+        Password.choose("owner@example.com!", email);
+    }
+
+    @Test
+    void neverShowsItself() {
+        Password password = Password.choose("a very secret phrase", email);
+        assertFalse(password.toString().contains("secret"));
+        assertEquals(512, Password.given("x".repeat(5000)).reveal().length(), "over-long sign-in input is cut");
+        assertEquals("", Password.given(null).reveal());
+    }
+}

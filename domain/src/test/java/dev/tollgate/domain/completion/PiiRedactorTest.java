@@ -1,0 +1,66 @@
+package dev.tollgate.domain.completion;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PiiRedactorTest {
+
+    private final PiiRedactor redact = new PiiRedactor();
+
+    @Test
+    void personalDataIsReplaced() {
+        assertEquals("Mail [email] or [email] today",
+                redact.apply("Mail jane.doe+x@example.co.uk or J_D@mail-server.example.org today"));
+        assertEquals("Card [card], and [card]",
+                redact.apply("Card 4111 1111 1111 1111, and 5500-0000-0000-0004"));
+        assertEquals("IBAN [iban].", redact.apply("IBAN DE89 3704 0044 0532 0130 00."));
+        assertEquals("SSN [ssn]", redact.apply("SSN 123-45-6789"));
+        assertEquals("Call [phone] or [phone] or [phone]",
+                redact.apply("Call +1 (415) 555-0132 or 020 7946 0958 or +44 20 7946 0958"));
+    }
+
+    @Test
+    void ordinaryNumbersStay() {
+        String text = "Order 1234567890123456 costs 1,234.56 USD on 2026-11-25 at 10:30; ISBN 978-3-16-148410-0 "
+                + "and version 1.2.3, room 12345, 42 items, year 2026.";
+        assertEquals(text, redact.apply(text), "a 16-digit number failing Luhn, dates, amounts stay");
+        assertEquals("DE89 3704 0044 0532 0130 01", redact.apply("DE89 3704 0044 0532 0130 01"),
+                "a wrong IBAN checksum is no IBAN");
+        assertEquals("not an email: a@b, x@y.z1", redact.apply("not an email: a@b, x@y.z1"));
+    }
+
+    @Test
+    void hostileInputStaysFast() {
+        String dots = "a@" + "a.".repeat(100_000) + "!";
+        String digits = "1 ".repeat(200_000);
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+            redact.apply(dots);
+            redact.apply(digits);
+        });
+    }
+
+    @Test
+    void messageJsonIsSanitisedLikeItsTextEscapesIncluded() {
+        ChatMessage message = new ChatMessage("user", "write to bob@example.com",
+                "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"write to bob\\u0040example.com\"}]}");
+        ChatRequest request = new ChatRequest(new dev.tollgate.domain.catalog.ModelId("m"), List.of(message), null,
+                null, null, null, null, null, null, false, null, null, null, null, null, false)
+                .sanitised(redact);
+        assertEquals("write to [email]", request.messages().get(0).text());
+        assertEquals("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"write to [email]\"}]}",
+                request.messages().get(0).json());
+    }
+
+    @Test
+    void jsonLiteralsKeepTheirEscapesAndBrokenJsonIsRefused() {
+        assertEquals("{\"a\":\"x\\\"y\\n\\u0001\",\"n\":5}",
+                JsonStrings.mapLiterals("{\"a\":\"x\\\"y\\n\\u0001\",\"n\":5}", s -> s));
+        assertThrows(IllegalArgumentException.class, () -> JsonStrings.mapLiterals("{\"a\":\"x", s -> s));
+        assertThrows(IllegalArgumentException.class, () -> JsonStrings.mapLiterals("{\"a\":\"\\q\"}", s -> s));
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tollgate.domain.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class AdmissionTest {
+
+    private static final Instant T0 = Instant.parse("2026-05-04T10:00:00Z");
+
+    private static QuotaCheck.Requests requests(LimitScope scope, long limit, Duration window) {
+        return new QuotaCheck.Requests(new Bucket(scope, "s", "r" + window.toMillis()), limit, window, null);
+    }
+
+    @Test
+    void theRefusalWithTheLongestWaitDecidesAndItsMessageNamesTheBucket() {
+        QuotaCheck.Requests burst = requests(LimitScope.KEY, 200, Duration.ofSeconds(10));
+        QuotaCheck.Requests minute = requests(LimitScope.ACCOUNT, 3_000, Duration.ofMinutes(1));
+        QuotaDecision decision = new QuotaDecision(List.of(
+                new CheckState(burst, 200, Duration.ofMillis(4_200), Duration.ofSeconds(10)),
+                new CheckState(minute, 3_000, Duration.ofMillis(31_000), Duration.ofSeconds(60))), null,
+                SlotLease.NONE);
+        Admission.Refused refused = assertInstanceOf(Admission.Refused.class, Admission.of(decision));
+        assertEquals(LimitScope.ACCOUNT, refused.refusal().scope());
+        assertEquals(31, refused.refusal().retryAfterSeconds());
+        assertEquals("Rate limit exceeded: this account allows 3000 requests per minute; retry after 31 s.",
+                refused.refusal().message());
+        assertEquals(LimitScope.ACCOUNT, refused.report().requests().scope(), "the headers name the refusing bucket");
+    }
+
+    @Test
+    void retryAfterIsWholeSecondsRoundedUpAndAtLeastOne() {
+        assertEquals(1, refusal(Duration.ofMillis(1)).retryAfterSeconds());
+        assertEquals(1, refusal(Duration.ZERO).retryAfterSeconds());
+        assertEquals(2, refusal(Duration.ofMillis(1_001)).retryAfterSeconds());
+        assertEquals(10, refusal(Duration.ofSeconds(10)).retryAfterSeconds());
+    }
+
+    private static Refusal refusal(Duration wait) {
+        return new Refusal(Refusal.Kind.REQUESTS, LimitScope.KEY, "m", wait);
+    }
+
+    @Test
+    void theReportShowsTheBucketWithTheLeastLeft() {
+        QuotaCheck.Requests burst = requests(LimitScope.KEY, 200, Duration.ofSeconds(10));
+        QuotaCheck.Requests minute = requests(LimitScope.KEY, 600, Duration.ofMinutes(1));
+        QuotaCheck.Tokens tokens = new QuotaCheck.Tokens(new Bucket(LimitScope.ACCOUNT, "a", "tpm"), 1_000, 10,
+                Duration.ofMinutes(1), false);
+        QuotaDecision decision = new QuotaDecision(List.of(
+                new CheckState(burst, 150, Duration.ZERO, Duration.ofSeconds(9)),
+                new CheckState(minute, 590, Duration.ZERO, Duration.ofSeconds(59)),
+                new CheckState(tokens, 400, Duration.ZERO, Duration.ofSeconds(70))), null, SlotLease.NONE);
+        RateLimitReport report = Admission.of(decision).report();
+        assertEquals(new RateLimitReport.Window(LimitScope.KEY, 600, 10, Duration.ofSeconds(59)), report.requests());
+        assertEquals(new RateLimitReport.Window(LimitScope.ACCOUNT, 1_000, 600, Duration.ofSeconds(70)),
+                report.tokens());
+    }
+
+    @Test
+    void aCooldownRefusalReportsTheBucketOfItsScope() {
+        Bucket keyIp = new Bucket(LimitScope.KEY_IP, "k@ip", "rpm");
+        QuotaCheck.Requests scoped = new QuotaCheck.Requests(keyIp, 600, Duration.ofMinutes(1), keyIp);
+        QuotaCheck.Requests key = requests(LimitScope.KEY, 200, Duration.ofSeconds(10));
+        QuotaDecision decision = new QuotaDecision(List.of(
+                new CheckState(scoped, 10, Duration.ZERO, Duration.ofSeconds(60)),
+                new CheckState(key, 199, Duration.ZERO, Duration.ofSeconds(10))),
+                new QuotaDecision.CooldownBlock(keyIp, Duration.ofSeconds(20), false), SlotLease.NONE);
+        RateLimitReport report = Admission.of(decision).report();
+        assertEquals(LimitScope.KEY_IP, report.requests().scope(), "not the key's burst, which has the least left");
+    }
+
+    @Test
+    void aCooldownRefusalSaysSoAndWaitsForItsEnd() {
+        QuotaDecision decision = new QuotaDecision(List.of(), new QuotaDecision.CooldownBlock(
+                new Bucket(LimitScope.KEY_IP, "k@ip", "rpm"), Duration.ofMillis(29_500), false), SlotLease.NONE);
+        Refusal refusal = ((Admission.Refused) Admission.of(decision)).refusal();
+        assertEquals(Refusal.Kind.COOLDOWN, refusal.kind());
+        assertEquals(30, refusal.retryAfterSeconds());
+        assertTrue(refusal.message().contains("paused for 30 s"), refusal.message());
+    }
+
+    @Test
+    void aClientThatWaitsRetryAfterOnceIsAdmitted() {
+        // G8: a lone client that sleeps Retry-After once succeeds (non-cooldown buckets).
+        TrafficRules rules = new TrafficRules(TrafficLimits.DEFAULTS.withCooldown(
+                new CooldownRule(1_000, Duration.ofSeconds(1), Duration.ofSeconds(1))));
+        LocalQuotas quotas = new LocalQuotas(new HashMap<>());
+        TrafficDemand demand = rules.modelRequest(new TrafficRules.Caller("k", "a", "ip"), null);
+        Random random = new Random(5);
+        Instant now = T0;
+        int refusals = 0;
+        for (int i = 0; i < 3_000; i++) {
+            now = now.plusMillis(random.nextInt(40));
+            Admission admission = Admission.of(quotas.decide(demand, now));
+            if (admission instanceof Admission.Refused refused) {
+                refusals++;
+                assertEquals(Refusal.Kind.REQUESTS, refused.refusal().kind());
+                now = now.plusSeconds(refused.refusal().retryAfterSeconds());
+                assertInstanceOf(Admission.Admitted.class, Admission.of(quotas.decide(demand, now)),
+                        "admitted after waiting Retry-After");
+            }
+        }
+        assertTrue(refusals > 10, "the test exercised refusals: " + refusals);
+    }
+}

@@ -1,0 +1,154 @@
+package dev.tollgate.domain.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The counting primitives of the in-memory stores. */
+class CountersTest {
+
+    @Test
+    void aSlidingWindowNeverHoldsMoreThanItsLimitInAnyWindow() {
+        Random random = new Random(7);
+        SlidingWindowLog log = new SlidingWindowLog(1_000);
+        long[] admitted = new long[20_000];
+        int count = 0;
+        long now = 0;
+        for (int i = 0; i < 20_000; i++) {
+            now += random.nextInt(60); // about twice the limit on average, in bursts
+            if (log.waitMillis(now, 30) == 0) {
+                log.record(now, 30);
+                admitted[count++] = now;
+            }
+        }
+        for (int i = 30; i < count; i++) {
+            assertTrue(admitted[i] - admitted[i - 30] >= 1_000, "31 admissions within 1 s ending at " + admitted[i]);
+        }
+        assertTrue(count > 10_000, "the limit is used, not starved: " + count);
+    }
+
+    @Test
+    void theWaitIsExactlyWhenTheNextAdmissionFits() {
+        Random random = new Random(11);
+        SlidingWindowLog log = new SlidingWindowLog(10_000);
+        long now = 0;
+        for (int i = 0; i < 5_000; i++) {
+            now += random.nextInt(200);
+            long wait = log.waitMillis(now, 50);
+            if (wait == 0) {
+                log.record(now, 50);
+            } else {
+                assertTrue(log.waitMillis(now + wait - 1, 50) > 0, "not a millisecond earlier");
+                assertEquals(0, log.waitMillis(now + wait, 50), "exactly then");
+            }
+        }
+    }
+
+    @Test
+    void aLoweredLimitIsHonouredAndTheRingStaysWithinTheLimit() {
+        SlidingWindowLog log = new SlidingWindowLog(1_000);
+        for (int i = 0; i < 10; i++) {
+            log.record(i, 10);
+        }
+        assertEquals(10, log.used(10));
+        assertEquals(1_000 + 5 - 10, log.waitMillis(10, 5), "six of ten must leave: the sixth leaves at 1,005 ms");
+        log.record(11, 10);
+        assertEquals(10, log.used(11), "only the last `limit` admissions are kept");
+    }
+
+    @Test
+    void aClockSteppingBackCountsAsNoTimePassing() {
+        SlidingWindowLog log = new SlidingWindowLog(1_000);
+        log.record(5_000, 2);
+        log.record(4_000, 2);
+        assertEquals(2, log.used(5_500));
+        assertEquals(1_000, log.resetMillis(5_000), "the step back was recorded at 5,000");
+    }
+
+    @Test
+    void distinctMembersKnownOnesPassAndTheOldestLeavesFirst() {
+        DistinctLog log = new DistinctLog(100);
+        log.record(0, "a");
+        log.record(10, "b");
+        assertEquals(90, log.waitMillis(10, "c", 2));
+        assertEquals(0, log.waitMillis(10, "a", 2));
+        log.record(20, "a");
+        assertEquals(90, log.waitMillis(20, "c", 2), "b, seen at 10, leaves at 110");
+        assertEquals(0, log.waitMillis(110, "c", 2));
+        assertEquals(1, log.used(110));
+    }
+
+    @Test
+    void twoWindowCountersWeighTheLastWindowByWhatStillOverlaps() {
+        TwoWindowCounter counter = new TwoWindowCounter(60_000);
+        counter.add(30_000, 600);
+        assertEquals(600, counter.estimate(59_999));
+        assertEquals(450, counter.estimate(75_000), "a quarter of the next window passed: three quarters remain");
+        counter.add(75_000, 100);
+        assertEquals(550, counter.estimate(75_000));
+        assertEquals(100, counter.estimate(120_000), "the first window no longer overlaps");
+        assertEquals(0, counter.estimate(240_000));
+        assertEquals(45_000 + 60_000, new TwoWindowCounterProbe().resetAfterAdd(75_000));
+    }
+
+    @Test
+    void twoWindowCountersDoNotOverflow() {
+        TwoWindowCounter counter = new TwoWindowCounter(3_600_000);
+        counter.add(0, Long.MAX_VALUE - 5);
+        counter.add(0, 100);
+        assertEquals(Long.MAX_VALUE, counter.estimate(1), "saturates");
+        long half = counter.estimate(3_600_000 + 1_800_000);
+        assertTrue(half > Long.MAX_VALUE / 2 - 10 && half < Long.MAX_VALUE / 2 + 10, "weighted without overflow");
+    }
+
+    @Test
+    void blockingTokenWindowsWaitUntilTheNextWindowAtMost() {
+        TwoWindowCounter counter = new TwoWindowCounter(60_000);
+        counter.add(10_000, 900);
+        assertEquals(0, counter.waitMillis(10_000, 1_000, 100));
+        assertEquals(50_000, counter.waitMillis(10_000, 1_000, 101));
+    }
+
+    /** Helper: the reset of a counter with amounts in two windows. */
+    private static final class TwoWindowCounterProbe {
+        long resetAfterAdd(long now) {
+            TwoWindowCounter counter = new TwoWindowCounter(60_000);
+            counter.add(30_000, 1);
+            counter.add(now, 1);
+            return counter.resetMillis(now);
+        }
+    }
+
+    @Test
+    void slotGaugesNeverGoBelowZero() {
+        SlotGauge gauge = new SlotGauge();
+        gauge.acquire();
+        assertTrue(!gauge.release());
+        assertTrue(!gauge.release());
+        assertEquals(0, gauge.inFlight());
+        assertEquals(0, gauge.idleTtlMillis());
+    }
+
+    @Test
+    void cooldownFollowsTheG8Table() {
+        CooldownRule rule = new CooldownRule(3, Duration.ofSeconds(60), Duration.ofSeconds(30));
+        CooldownState hot = new CooldownState(rule);
+        for (long t : new long[] {0, 10_000, 20_000}) {
+            assertEquals(0, hot.cooldownMillis(t));
+            hot.recordBlock(t);
+        }
+        assertEquals(30_000, hot.cooldownMillis(21_000), "blocks at 0, 10, 20 s: the request at 21 s cools down");
+        assertEquals(10_000, hot.cooldownMillis(41_000));
+        assertEquals(0, hot.cooldownMillis(51_000));
+
+        CooldownState spread = new CooldownState(rule);
+        for (long t : new long[] {0, 30_000, 61_000}) {
+            assertEquals(0, spread.cooldownMillis(t));
+            spread.recordBlock(t);
+        }
+        assertEquals(0, spread.cooldownMillis(62_000), "blocks at 0, 30, 61 s do not");
+    }
+}
