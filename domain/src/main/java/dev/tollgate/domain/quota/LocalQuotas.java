@@ -5,15 +5,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * The §8 rules over counters kept in memory: one {@link TrafficDemand} decided all or nothing. Cooldowns are
  * looked at first; then every check is evaluated without changing anything; a refusal records request-limit
  * blocks (and nothing else), an admission counts the request in every bucket and takes its slots. The map it works
- * on is the caller's (a plain map in tests, an evicting cache in the in-process store): a state is put when it is
- * created and when its idle time changes (a slot gauge starting or ending its use); an evicting map takes every
- * read as activity. Not thread-safe: callers serialise.
+ * on is the caller's (a plain map in tests, a striped map of idle-swept states in the in-process store): a state
+ * is put when it is created and when its idle time changes (a slot gauge starting or ending its use); an evicting
+ * map takes every read as activity. Callers serialise the decisions that share a bucket (the in-process store
+ * locks the stripes of every bucket a demand names); lease numbers are safe to draw from any thread.
  */
 public final class LocalQuotas {
 
@@ -21,7 +23,7 @@ public final class LocalQuotas {
     private static final String BEHAVIOUR = "behaviour";
 
     private final Map<String, QuotaState> states;
-    private long leases;
+    private final AtomicLong leases = new AtomicLong();
 
     public LocalQuotas(Map<String, QuotaState> states) {
         this.states = states;
@@ -75,7 +77,7 @@ public final class LocalQuotas {
             behaviour.record(now, sample.fingerprint(), sample.minimal());
         }
         List<Bucket> slots = demand.slots();
-        SlotLease lease = slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + (++leases), slots);
+        SlotLease lease = slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + leases.incrementAndGet(), slots);
         return new QuotaDecision(after, null, lease);
     }
 
@@ -95,7 +97,7 @@ public final class LocalQuotas {
                     .record(now, sample.fingerprint(), sample.minimal());
         }
         List<Bucket> slots = demand.slots();
-        return slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + (++leases), slots);
+        return slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + leases.incrementAndGet(), slots);
     }
 
     /** Gives back the slots of an admitted request. Idempotence is the caller's (release each lease once). */

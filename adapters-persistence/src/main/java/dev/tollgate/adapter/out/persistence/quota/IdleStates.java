@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * against 2.2–2.5 µs per decision and release, measured) — plus a sweep that looks at a few entries per decision,
  * round the ring of keys, and drops the idle ones: constant work per decision, and with n buckets every one is
  * looked at within n ÷ {@value #SWEEP} decisions. Times are the store's callers' ({@link #at}), so idleness follows
- * the same clock as the windows. Not thread-safe: the store calls it under its monitor.
+ * the same clock as the windows. Not thread-safe: the store calls it under its stripe's lock.
  */
 final class IdleStates extends AbstractMap<String, QuotaState> {
 
@@ -36,8 +36,8 @@ final class IdleStates extends AbstractMap<String, QuotaState> {
         }
     }
 
-    private final HashMap<String, Slot> slots = new HashMap<>(1024);
-    private final ArrayList<Slot> ring = new ArrayList<>(1024);
+    private final HashMap<String, Slot> slots = new HashMap<>(64);
+    private final ArrayList<Slot> ring = new ArrayList<>(64);
     private long now = Long.MIN_VALUE;
     private int cursor;
 

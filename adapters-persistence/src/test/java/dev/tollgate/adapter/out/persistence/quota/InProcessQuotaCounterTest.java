@@ -13,7 +13,13 @@ import dev.tollgate.domain.quota.QuotaDecision;
 import dev.tollgate.domain.quota.TrafficDemand;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -39,10 +45,59 @@ class InProcessQuotaCounterTest {
         Bucket busy = new Bucket(LimitScope.KEY, "busy", "rpm");
         TrafficDemand keepBusy = new TrafficDemand(List.of(new QuotaCheck.Requests(busy, 1_000_000,
                 Duration.ofMinutes(1), null)), List.of(), CooldownRule.DEFAULT, null);
-        for (int i = 0; i < 100; i++) {
-            counter.decide(keepBusy, t0.plusSeconds(11).plusMillis(i)); // each decision sweeps two of the idle
+        // Each decision sweeps two entries of the stripes it holds and two of one more stripe round the ring: the
+        // idle buckets of stripes nobody decides about go too, within a few rounds of the ring.
+        int rounds = 4 * InProcessQuotaCounter.STRIPES;
+        for (int i = 0; i < rounds; i++) {
+            counter.decide(keepBusy, t0.plusSeconds(11).plusMillis(i));
         }
-        assertEquals(1, counter.buckets(t0.plusSeconds(11).plusMillis(100)), "only the busy bucket is left");
+        assertEquals(1, counter.states(), "only the busy bucket is left, without a full sweep");
+        assertEquals(1, counter.buckets(t0.plusSeconds(11).plusMillis(rounds)));
+    }
+
+    @Test
+    void decisionsOverSharedSubjectsStayExactAcrossStripes() throws Exception {
+        InProcessQuotaCounter counter = new InProcessQuotaCounter();
+        Instant t0 = Instant.parse("2026-05-04T10:00:00Z");
+        int accounts = 4;
+        long accountLimit = 100;
+        AtomicLongArray admitted = new AtomicLongArray(accounts);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> runs = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                runs.add(pool.submit(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        int account = (thread + i) % accounts;
+                        String key = "key-" + ((thread * 7 + i) % 20);
+                        String ip = "10.0.0." + (i % 5);
+                        TrafficDemand demand = new TrafficDemand(List.of(
+                                new QuotaCheck.Requests(new Bucket(LimitScope.KEY, key, "rpm"), 1_000_000,
+                                        Duration.ofMinutes(1), null),
+                                new QuotaCheck.Requests(new Bucket(LimitScope.IP, ip, "rpm"), 1_000_000,
+                                        Duration.ofMinutes(1), null),
+                                new QuotaCheck.Requests(new Bucket(LimitScope.ACCOUNT, "acct-" + account, "rpm"),
+                                        accountLimit, Duration.ofMinutes(1), null),
+                                new QuotaCheck.Concurrency(new Bucket(LimitScope.KEY, key, "inflight"), 1_000)),
+                                List.of(), CooldownRule.DEFAULT, null);
+                        QuotaDecision decision = counter.decide(demand, t0.plusMillis(i));
+                        if (decision.admitted()) {
+                            admitted.incrementAndGet(account);
+                            counter.release(decision.lease(), t0.plusMillis(i));
+                        }
+                    }
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get(30, TimeUnit.SECONDS); // decisions lock their stripes in one order: none waits forever
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int a = 0; a < accounts; a++) {
+            assertEquals(accountLimit, admitted.get(a), "account " + a + " admitted exactly its limit");
+        }
     }
 
     @Test
