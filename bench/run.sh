@@ -4,7 +4,8 @@
 #   2. direct-to-mock: wrk at concurrency 1 and 32, and time to first token of streams
 #   3. the same through Tollgate (embedded PostgreSQL, every check on: key auth, traffic limits in process, hold and
 #      settle per request). The traffic-limit store alone, in process and in Redis: bench/LimiterBench.java.
-# Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]  (WARMUP_SECONDS, default 60)
+# Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]  (WARMUP_SECONDS, default 60;
+# GATEWAY_JAVA, the JVM that runs the gateway, default java; GATEWAY_JAVA_OPTS, its options, default none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,7 +30,9 @@ export TOLLGATE_LIMITS_KEY_PER_MINUTE=$HIGH TOLLGATE_LIMITS_KEY_BURST=$HIGH TOLL
   TOLLGATE_LIMITS_BEHAVIOUR_MINIMAL=$HIGH
 start_gateway() { # log file
   local log=$1
-  MICRONAUT_SERVER_PORT=18600 java -jar bootstrap/target/tollgate.jar >"$log" 2>&1 & PIDS+=($!)
+  # shellcheck disable=SC2086 # the options are words
+  MICRONAUT_SERVER_PORT=18600 "${GATEWAY_JAVA:-java}" ${GATEWAY_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar \
+    >"$log" 2>&1 & PIDS+=($!)
   for _ in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:18600/health && break; sleep 0.5; done
 }
 # p50 and p99 (ms) of the traffic-limit decisions the gateway measured itself (tollgate_traffic_decision_seconds)

@@ -91,30 +91,26 @@ public class ApiKeysController {
 
     @Post(consumes = MediaType.APPLICATION_FORM_URLENCODED, produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> create(HttpRequest<?> request, @Nullable @Body Map<String, Object> body) {
-        Optional<Visitor> visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        Map<String, String> form = DashboardPages.fields(body);
-        if (!security.formIsGenuine(request, form)) {
-            return pages.refusedForm(request);
-        }
+        return pages.signedInForm(request, body, (visitor, form) -> create(request, visitor, form));
+    }
+
+    private MutableHttpResponse<?> create(HttpRequest<?> request, Visitor visitor, Map<String, String> form) {
         Map<String, Object> typed = typedBack(form);
         CreatedApiKey created;
         try {
-            ManagementPrincipal principal = ManagementPrincipal.signedIn(visitor.get().account());
+            ManagementPrincipal principal = ManagementPrincipal.signedIn(visitor.account());
             created = create.create(principal, new CreateApiKeyCommand(name(form), KeyForms.limit(form),
                     KeyForms.reset(form), KeyForms.expiry(form)));
         } catch (EmailNotVerifiedException e) {
-            return listPage(HttpStatus.FORBIDDEN, request, visitor.get(), 0,
+            return listPage(HttpStatus.FORBIDDEN, request, visitor, 0,
                     Map.of("error", "Confirm your e-mail address before creating API keys."));
         } catch (KeyForms.FieldError e) {
-            return listPage(HttpStatus.BAD_REQUEST, request, visitor.get(), 0, with(typed, "error", e.getMessage()));
+            return listPage(HttpStatus.BAD_REQUEST, request, visitor, 0, with(typed, "error", e.getMessage()));
         } catch (DomainRuleViolation e) {
-            return listPage(HttpStatus.BAD_REQUEST, request, visitor.get(), 0,
+            return listPage(HttpStatus.BAD_REQUEST, request, visitor, 0,
                     with(typed, "error", explain(e)));
         }
-        return listPage(HttpStatus.CREATED, request, visitor.get(), 0, Map.of(
+        return listPage(HttpStatus.CREATED, request, visitor, 0, Map.of(
                 "secret", created.rawKey().reveal(), "secretName", created.details().key().name().value()));
     }
 
@@ -138,18 +134,15 @@ public class ApiKeysController {
     @Post(value = "/{hash}", consumes = MediaType.APPLICATION_FORM_URLENCODED, produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> save(HttpRequest<?> request, @PathVariable String hash,
             @Nullable @Body Map<String, Object> body) {
-        Optional<Visitor> visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        Map<String, String> form = DashboardPages.fields(body);
-        if (!security.formIsGenuine(request, form)) {
-            return pages.refusedForm(request);
-        }
+        return pages.signedInForm(request, body, (visitor, form) -> save(request, visitor, form, hash));
+    }
+
+    private MutableHttpResponse<?> save(HttpRequest<?> request, Visitor visitor, Map<String, String> form,
+            String hash) {
         ManagementPrincipal principal;
         KeyHash keyHash;
         try {
-            principal = ManagementPrincipal.signedIn(visitor.get().account());
+            principal = ManagementPrincipal.signedIn(visitor.account());
             keyHash = hashOf(hash);
             Usd limit = KeyForms.limit(form);
             LimitReset reset = KeyForms.reset(form);
@@ -168,12 +161,12 @@ public class ApiKeysController {
             update.update(principal, keyHash, new ApiKeyChanges(FieldChange.set(name(form)),
                     FieldChange.set(form.containsKey("disabled")), limitChange, resetChange, expiryChange));
         } catch (EmailNotVerifiedException e) {
-            return listPage(HttpStatus.FORBIDDEN, request, visitor.get(), 0,
+            return listPage(HttpStatus.FORBIDDEN, request, visitor, 0,
                     Map.of("error", "Confirm your e-mail address before changing API keys."));
         } catch (ApiKeyNotFoundException e) {
-            return notFound(request, visitor.get());
+            return notFound(request, visitor);
         } catch (KeyForms.FieldError | DomainRuleViolation e) {
-            return refusedEdit(request, visitor.get(), hash, form,
+            return refusedEdit(request, visitor, hash, form,
                     e instanceof DomainRuleViolation rule ? explain(rule) : e.getMessage());
         }
         return DashboardPages.seeOther(PAGE);
@@ -183,15 +176,12 @@ public class ApiKeysController {
             produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> change(HttpRequest<?> request, @PathVariable String hash, @PathVariable String action,
             @Nullable @Body Map<String, Object> body) {
-        Optional<Visitor> visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        if (!security.formIsGenuine(request, DashboardPages.fields(body))) {
-            return pages.refusedForm(request);
-        }
+        return pages.signedInForm(request, body, (visitor, form) -> change(request, visitor, hash, action));
+    }
+
+    private MutableHttpResponse<?> change(HttpRequest<?> request, Visitor visitor, String hash, String action) {
         try {
-            ManagementPrincipal principal = ManagementPrincipal.signedIn(visitor.get().account());
+            ManagementPrincipal principal = ManagementPrincipal.signedIn(visitor.account());
             KeyHash keyHash = hashOf(hash);
             switch (action) {
                 case "delete" -> delete.delete(principal, keyHash);
@@ -201,10 +191,10 @@ public class ApiKeysController {
                 default -> throw new ApiKeyNotFoundException();
             }
         } catch (EmailNotVerifiedException e) {
-            return listPage(HttpStatus.FORBIDDEN, request, visitor.get(), 0,
+            return listPage(HttpStatus.FORBIDDEN, request, visitor, 0,
                     Map.of("error", "Confirm your e-mail address before changing API keys."));
         } catch (ApiKeyNotFoundException e) {
-            return notFound(request, visitor.get());
+            return notFound(request, visitor);
         }
         return DashboardPages.seeOther(PAGE);
     }

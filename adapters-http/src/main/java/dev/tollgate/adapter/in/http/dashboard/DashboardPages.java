@@ -17,6 +17,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * HTTP adapter: what every dashboard page shares — the layout's model (title, navigation, the signed-in
@@ -53,6 +54,28 @@ final class DashboardPages {
     /** After a successful form: see the page at {@code path} (303, so a reload does not post again). */
     static MutableHttpResponse<?> seeOther(String path) {
         return HttpResponse.status(HttpStatus.SEE_OTHER).headers(h -> h.location(URI.create(path)));
+    }
+
+    /** What a form of a signed-in page does once its visitor and its token are known to be genuine. */
+    @FunctionalInterface
+    interface SignedInForm {
+        MutableHttpResponse<?> handle(Visitor visitor, Map<String, String> form);
+    }
+
+    /**
+     * A form that only a signed-in visitor may send: without a session, see the sign-in page; without the
+     * session's token, {@link #refusedForm}; otherwise {@code handler} with the visitor and the form's fields.
+     */
+    MutableHttpResponse<?> signedInForm(HttpRequest<?> request, Map<String, Object> body, SignedInForm handler) {
+        Optional<Visitor> visitor = security.visitor(request);
+        if (visitor.isEmpty()) {
+            return seeOther("/login");
+        }
+        Map<String, String> form = fields(body);
+        if (!security.formIsGenuine(request, form)) {
+            return refusedForm(request);
+        }
+        return handler.handle(visitor.get(), form);
     }
 
     /** A form without a valid token: refused, nothing changed. */

@@ -70,15 +70,12 @@ public class EmailVerificationController {
 
     @Post(value = "/verify/resend", consumes = MediaType.APPLICATION_FORM_URLENCODED, produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> resend(HttpRequest<?> request, @Nullable @Body Map<String, Object> body) {
-        var visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        if (!security.formIsGenuine(request, DashboardPages.fields(body))) {
-            return pages.refusedForm(request);
-        }
+        return pages.signedInForm(request, body, (visitor, form) -> resend(request, visitor));
+    }
+
+    private MutableHttpResponse<?> resend(HttpRequest<?> request, Visitor visitor) {
         try {
-            resend.resend(visitor.get().account().id(), sources.sourceOf(request));
+            resend.resend(visitor.account().id(), sources.sourceOf(request));
         } catch (RateLimitExceededException e) {
             return pages.tooMany(request, e, "verification mails");
         } catch (MailUnavailableException e) {
@@ -89,7 +86,7 @@ public class EmailVerificationController {
         }
         return pages.page(request, "message", "Link sent", null, Map.of(
                 "heading", "A new link is on its way",
-                "text", "We sent a new verification link to " + visitor.get().account().email().value()
+                "text", "We sent a new verification link to " + visitor.account().email().value()
                         + ". It works for 24 hours.",
                 "link", "/", "linkText", "Back to the overview"));
     }

@@ -84,38 +84,34 @@ public class ManagementKeysController {
     @Post(value = "/management-keys", consumes = MediaType.APPLICATION_FORM_URLENCODED,
             produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> create(HttpRequest<?> request, @Nullable @Body Map<String, Object> body) {
-        Optional<Visitor> visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        Map<String, String> form = DashboardPages.fields(body);
-        if (!security.formIsGenuine(request, form)) {
-            return pages.refusedForm(request);
-        }
+        return pages.signedInForm(request, body, (visitor, form) -> create(request, visitor, form));
+    }
+
+    private MutableHttpResponse<?> create(HttpRequest<?> request, Visitor visitor, Map<String, String> form) {
         String typed = form.getOrDefault("name", "");
         KeyName name;
         try {
             name = new KeyName(typed);
         } catch (DomainRuleViolation e) {
-            return page(HttpStatus.BAD_REQUEST, request, visitor.get(),
+            return page(HttpStatus.BAD_REQUEST, request, visitor,
                     Map.of("error", "Give the key a name of 1 to 128 characters.", "name", typed));
         }
         CreatedManagementKey created;
         try {
-            created = create.create(new CreateManagementKeyCommand(visitor.get().account().email(), name,
+            created = create.create(new CreateManagementKeyCommand(visitor.account().email(), name,
                     ManagementAccess.READ_WRITE, null));
         } catch (EmailNotVerifiedException e) {
-            return page(HttpStatus.FORBIDDEN, request, visitor.get(),
+            return page(HttpStatus.FORBIDDEN, request, visitor,
                     Map.of("error", "Confirm your e-mail address before creating management keys."));
         } catch (ManagementKeyLimitReachedException e) {
-            return page(HttpStatus.CONFLICT, request, visitor.get(), Map.of("error", "This account already has 25 "
+            return page(HttpStatus.CONFLICT, request, visitor, Map.of("error", "This account already has 25 "
                     + "active management keys, the most it may have. Disable or delete one first."));
         } catch (ManagementKeyNameTakenException e) {
-            return page(HttpStatus.CONFLICT, request, visitor.get(), Map.of("error",
+            return page(HttpStatus.CONFLICT, request, visitor, Map.of("error",
                     "A management key named \"" + name.value() + "\" exists already. Choose another name.",
                     "name", typed));
         }
-        return page(HttpStatus.CREATED, request, visitor.get(), Map.of(
+        return page(HttpStatus.CREATED, request, visitor, Map.of(
                 "secret", created.rawKey().reveal(), "secretName", created.key().name().value()));
     }
 
@@ -123,14 +119,11 @@ public class ManagementKeysController {
             produces = MediaType.TEXT_HTML)
     MutableHttpResponse<?> change(HttpRequest<?> request, @PathVariable String id, @PathVariable String action,
             @Nullable @Body Map<String, Object> body) {
-        Optional<Visitor> visitor = security.visitor(request);
-        if (visitor.isEmpty()) {
-            return DashboardPages.seeOther("/login");
-        }
-        if (!security.formIsGenuine(request, DashboardPages.fields(body))) {
-            return pages.refusedForm(request);
-        }
-        var owner = visitor.get().account().id();
+        return pages.signedInForm(request, body, (visitor, form) -> change(request, visitor, id, action));
+    }
+
+    private MutableHttpResponse<?> change(HttpRequest<?> request, Visitor visitor, String id, String action) {
+        var owner = visitor.account().id();
         try {
             ManagementKeyId key = new ManagementKeyId(UUID.fromString(id));
             switch (action) {
@@ -140,10 +133,10 @@ public class ManagementKeysController {
                 default -> throw new ManagementKeyNotFoundException();
             }
         } catch (IllegalArgumentException | ManagementKeyNotFoundException e) {
-            return page(HttpStatus.NOT_FOUND, request, visitor.get(),
+            return page(HttpStatus.NOT_FOUND, request, visitor,
                     Map.of("error", "There is no such management key in your account."));
         } catch (ManagementKeyLimitReachedException e) {
-            return page(HttpStatus.CONFLICT, request, visitor.get(), Map.of("error", "This account already has 25 "
+            return page(HttpStatus.CONFLICT, request, visitor, Map.of("error", "This account already has 25 "
                     + "active management keys. Disable or delete one before enabling another."));
         }
         return DashboardPages.seeOther(PAGE);
