@@ -385,6 +385,13 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         cases.put("{" + model + "," + messages + ",\"stream\":\"yes\"}", "stream");
         cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
                 "tools"); // the simulator models have no tool support
+        cases.put("{" + model + "," + messages + ",\"tool_choice\":\"required\"}", "tool_choice");
+        cases.put("{" + model + "," + messages + ",\"tool_choice\":{\"type\":\"function\",\"function\":"
+                + "{\"name\":\"f\"}}}", "tool_choice");
+        // A short text naming an enormous number is refused as it is, never written out in full in the message.
+        cases.put("{" + model + "," + messages + ",\"temperature\":1e1500000000}", "temperature");
+        cases.put("{" + model + "," + messages + ",\"top_p\":1e-1500000000}", "top_p");
+        cases.put("{" + model + "," + messages + ",\"max_tokens\":1e999}", "max_tokens");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             for (boolean stream : List.of(false, true)) {
                 String requestBody = stream && !c.getKey().contains("\"stream\"")
@@ -396,10 +403,13 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 assertInstanceOf(String.class, error.get("code"), "a string code");
                 assertEquals("invalid_request_error", error.get("type"), requestBody);
                 assertEquals(c.getValue(), error.get("param"), requestBody + " -> " + error);
+                assertTrue(reply.raw().body().length() < 1_000, "a short message: " + reply.raw().body().length());
                 assertNothingBilled(reply, customer.email(), OPENING_MICROS);
             }
         }
-        for (String broken : List.of("{", "[]", "not json", "{\"model\":\"x\",\"model\":\"y\"}")) {
+        for (String broken : List.of("{", "[]", "not json", "{\"model\":\"x\",\"model\":\"y\"}",
+                "{" + model + ",\"messages\":[{\"role\":\"user\",\"role\":\"system\",\"content\":\"hi\"}]}",
+                "{" + model + "," + messages + ",\"response_format\":{\"type\":\"text\",\"type\":\"json_object\"}}")) {
             Reply reply = chat(customer.key(), broken);
             assertModelError(reply, 400, (String) map(reply.json().get("error")).get("code"));
         }
@@ -747,6 +757,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             Reply models = sendTo(base, "GET", "/v1/models", customer.key(), null);
             Map<String, Object> error = assertModelError(models, 503, "service_unavailable");
             assertEquals("api_error", error.get("type"));
+            assertFalse(models.raw().body().contains(catalog.getFileName().toString()),
+                    "the file and the parser's words are for the operator's log: " + models.raw().body());
             assertModelError(sendTo(base, "GET", "/v1/models/" + PRICED, customer.key(), null), 503,
                     "service_unavailable");
             Reply completion = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
@@ -821,6 +833,45 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 assertEquals(0, openHolds(requestId));
                 assertEquals(OPENING_MICROS, balanceMicros(customer.email()));
             }
+        } finally {
+            Files.deleteIfExists(catalog);
+        }
+    }
+
+    @Test
+    void anUpstreamThatFailsMidAnswerIs502ForJsonAndOneErrorEventForAStream() throws IOException {
+        // §2.4/§7.2 and sdk-contract.md: a non-streaming answer has not sent its status yet, so a provider failing
+        // half-way is a 5xx, never a 200 without choices; a stream that began ends with one terminal error event.
+        // Either way the client pays for what the provider produced.
+        String failing = """
+                providers:
+                  halfway: {type: simulator, time-to-first-token-ms: 1, tokens-per-second: 0, output-tokens: 10,
+                            fail-every: 1, fail-mode: mid-stream}
+                models:
+                  - id: test/halfway
+                    context-length: 4096
+                    max-output-tokens: 64
+                    routes:
+                      - {provider: halfway, model: h, input-usd-per-million: "1", output-usd-per-million: "1"}
+                """;
+        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
+        write(catalog, failing, Instant.now().minusSeconds(60));
+        Customer customer = customer();
+        try (ApplicationContext gateway = startGateway(catalog)) {
+            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+            Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                    body("test/halfway", "\"max_tokens\":20"));
+            Map<String, Object> error = assertModelError(json, 502, "upstream_error");
+            assertEquals("api_error", error.get("type"));
+            LedgerRow row = awaitSettled(json.header("x-request-id"));
+            assertEquals("failed", row.status());
+            assertTrue(row.costMicros() > 0, "the prompt and the 5 tokens produced are billed: " + row);
+
+            Reply stream = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                    body("test/halfway", "\"max_tokens\":20,\"stream\":true"));
+            assertEquals(200, stream.status(), "the stream had begun");
+            List<String> events = parseSse(stream.raw().body()).data();
+            assertTrue(events.get(events.size() - 1).contains("\"upstream_error\""), "one terminal error: " + events);
         } finally {
             Files.deleteIfExists(catalog);
         }

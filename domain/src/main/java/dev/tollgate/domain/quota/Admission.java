@@ -40,6 +40,13 @@ public sealed interface Admission {
                     report = new RateLimitReport(window(state), report.tokens()); // the scope that cools down
                 }
             }
+            if (report.requests() != null) {
+                // Nothing passes until the cooldown is over, whatever the window would allow.
+                RateLimitReport.Window w = report.requests();
+                Duration reset = w.reset().compareTo(block.retryAfter()) >= 0 ? w.reset() : block.retryAfter();
+                report = new RateLimitReport(new RateLimitReport.Window(w.scope(), w.limit(), 0, reset),
+                        report.tokens());
+            }
             long seconds = new Refusal(Refusal.Kind.COOLDOWN, block.scope().scope(), "", block.retryAfter())
                     .retryAfterSeconds();
             String message = block.behavioural()

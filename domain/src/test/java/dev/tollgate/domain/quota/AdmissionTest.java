@@ -74,6 +74,14 @@ class AdmissionTest {
                 new QuotaDecision.CooldownBlock(keyIp, Duration.ofSeconds(20), false), SlotLease.NONE);
         RateLimitReport report = Admission.of(decision).report();
         assertEquals(LimitScope.KEY_IP, report.requests().scope(), "not the key's burst, which has the least left");
+        assertEquals(0, report.requests().remaining(), "nothing passes while the scope cools down");
+        assertEquals(Duration.ofSeconds(60), report.requests().reset(), "the window's reset, later than the cooldown");
+
+        QuotaDecision shortWindow = new QuotaDecision(List.of(
+                new CheckState(scoped, 10, Duration.ZERO, Duration.ofSeconds(5))),
+                new QuotaDecision.CooldownBlock(keyIp, Duration.ofSeconds(20), false), SlotLease.NONE);
+        assertEquals(Duration.ofSeconds(20), Admission.of(shortWindow).report().requests().reset(),
+                "never whole again before the cooldown ends");
     }
 
     @Test

@@ -305,8 +305,9 @@ final class CompletionRun implements RunningCompletion {
         /** Called with the run's lock held. */
         void failed(ModelProvider.UpstreamFailure failure) {
             if (!delivered.isEmpty() || !failure.retryable()) {
-                int status = delivered.isEmpty() ? (failure.status() >= 400 && failure.status() < 500 ? 400 : 502)
-                        : 200;
+                // After output a provider's 4xx is still the provider failing us, not the client's request. The
+                // status reaches a non-streaming client; a stream that began has committed its 200 already.
+                int status = delivered.isEmpty() && failure.status() >= 400 && failure.status() < 500 ? 400 : 502;
                 finishWithFailure(new CompletionFailure(status, status == 400 ? "invalid_request_error" : "api_error",
                         delivered.isEmpty() && status == 400 ? "upstream_rejected" : "upstream_error",
                         "The model provider failed: " + failure.message(), 0, !delivered.isEmpty()),

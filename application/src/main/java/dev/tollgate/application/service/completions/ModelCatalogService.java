@@ -22,7 +22,8 @@ public final class ModelCatalogService implements ListModelsUseCase {
         try {
             return catalog.models();
         } catch (ModelCatalog.CatalogReadException e) {
-            throw new CatalogUnavailableException(e.getMessage());
+            // The reason (a file path, a parser's words) is the operator's, in the adapter's log.
+            throw new CatalogUnavailableException("try again in a few seconds");
         }
     }
 

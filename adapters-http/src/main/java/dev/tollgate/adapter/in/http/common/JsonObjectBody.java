@@ -23,6 +23,9 @@ public final class JsonObjectBody {
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
             .build();
 
+    /** The largest decimal exponent a number may have either way (a double reaches 1e308 and 4.9e-324). */
+    static final int MAX_SCALE = 400;
+
     /** A field's value: {@code null}, a Boolean, a String, a BigDecimal, a Map (object) or a List (array). */
     private final Map<String, Object> fields;
 
@@ -70,6 +73,11 @@ public final class JsonObjectBody {
                 JsonToken next;
                 while ((next = parser.nextToken()) == JsonToken.FIELD_NAME) {
                     String name = parser.currentName();
+                    if (object.containsKey(name)) {
+                        // Two readers of one body must never see two values (a check here, another upstream).
+                        throw new InvalidRequestException(null, "Field '" + name + "' appears more than once in "
+                                + "one object of the request body");
+                    }
                     object.put(name, readValue(parser, parser.nextToken()));
                 }
                 yield object;
@@ -87,12 +95,26 @@ public final class JsonObjectBody {
     }
 
     private static BigDecimal decimal(JsonParser parser) throws IOException {
+        BigDecimal value;
         try {
-            return parser.getDecimalValue();
+            value = parser.getDecimalValue();
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new InvalidRequestException(parser.currentName(), "'" + parser.currentName()
-                    + "' is a number out of range: " + parser.getText());
+            throw outOfRange(parser);
         }
+        // A short text can name an enormous number (1e1500000000): written out in full it would be gigabytes.
+        // Nothing a request may carry needs more than a double's range, so nothing beyond it is accepted.
+        if (value.signum() != 0 && (value.scale() > MAX_SCALE || value.scale() < -MAX_SCALE
+                || value.precision() - value.scale() > MAX_SCALE)) {
+            throw outOfRange(parser);
+        }
+        return value;
+    }
+
+    private static InvalidRequestException outOfRange(JsonParser parser) throws IOException {
+        String name = parser.currentName();
+        return new InvalidRequestException(name, (name == null ? "A number" : "'" + name + "'")
+                + " is out of range: " + parser.getText() + " (numbers must lie within ±1e" + MAX_SCALE
+                + " and have at most " + MAX_SCALE + " decimal places)");
     }
 
     public Set<String> names() {

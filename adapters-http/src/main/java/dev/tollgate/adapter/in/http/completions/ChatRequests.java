@@ -47,9 +47,9 @@ public final class ChatRequests {
         if (maxTokens == null) {
             maxTokens = maxCompletionTokens;
         }
-        Integer n = integer(body, "n", 1, 1);
+        Integer n = integer(body, "n", 1, Integer.MAX_VALUE);
         if (n != null && n != 1) {
-            throw new InvalidRequestException("n", "only n = 1 is supported");
+            throw new InvalidRequestException("n", "only n = 1 is supported (one choice per request), got " + n);
         }
         boolean logprobs = body.has("logprobs") && !body.isNull("logprobs") && body.bool("logprobs");
         Integer topLogprobs = integer(body, "top_logprobs", 0, 20);
@@ -65,11 +65,39 @@ public final class ChatRequests {
                 throw new InvalidRequestException("seed", "seed must be an integer");
             }
         }
+        String tools = tools(body, json);
+        String toolChoice = toolChoice(body, json);
+        mandatoryToolsAreDeclared(body);
         return new ChatRequest(new ModelId(model), messages, maxTokens,
                 range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
-                stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools(body, json),
-                toolChoice(body, json), optionalString(body, "user"), stream);
+                stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools,
+                toolChoice, optionalString(body, "user"), stream);
+    }
+
+    /**
+     * A tool choice that makes tool use mandatory ({@code required}, or one named function) needs the functions it
+     * refers to: without them no answer could honour it ({@code none} and {@code auto} need nothing).
+     */
+    private static void mandatoryToolsAreDeclared(JsonObjectBody body) {
+        Object choice = body.has("tool_choice") ? body.value("tool_choice") : null;
+        boolean required = "required".equals(choice);
+        String named = choice instanceof Map<?, ?> c && c.get("function") instanceof Map<?, ?> f
+                ? (String) f.get("name") : null;
+        if (!required && named == null) {
+            return;
+        }
+        List<?> tools = body.has("tools") && body.value("tools") instanceof List<?> list ? list : List.of();
+        if (tools.isEmpty()) {
+            throw new InvalidRequestException("tool_choice", (required ? "tool_choice \"required\"" : "tool_choice "
+                    + "function \"" + named + "\"") + " makes tool use mandatory, but no tools were sent: declare "
+                    + "the functions in tools, or use tool_choice \"auto\" or \"none\"");
+        }
+        if (named != null && tools.stream().noneMatch(t -> t instanceof Map<?, ?> tool
+                && tool.get("function") instanceof Map<?, ?> f && named.equals(f.get("name")))) {
+            throw new InvalidRequestException("tool_choice", "tool_choice names the function \"" + named
+                    + "\", which is not among tools");
+        }
     }
 
     private static List<ChatMessage> messages(JsonObjectBody body, JsonMapper json) {
@@ -136,13 +164,19 @@ public final class ChatRequests {
             int parsed = value.intValueExact();
             if (parsed < min || parsed > max) {
                 throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                        + value.toPlainString());
+                        + shown(value));
             }
             return parsed;
         } catch (ArithmeticException e) {
             throw new InvalidRequestException(field, field + " must be an integer from " + min + " to " + max
-                    + ", got " + value.toPlainString());
+                    + ", got " + shown(value));
         }
+    }
+
+    /** A number as a person typed it, short: plain digits when that stays short, else scientific notation. */
+    private static String shown(BigDecimal value) {
+        String plain = value.toPlainString();
+        return plain.length() <= 24 ? plain : value.toString();
     }
 
     private static BigDecimal range(JsonObjectBody body, String field, String min, String max) {
@@ -152,7 +186,7 @@ public final class ChatRequests {
         BigDecimal value = body.number(field);
         if (value.compareTo(new BigDecimal(min)) < 0 || value.compareTo(new BigDecimal(max)) > 0) {
             throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                    + value.toPlainString());
+                    + shown(value));
         }
         return value;
     }

@@ -9,13 +9,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Upstream adapter: {@link ModelCatalog} from a YAML file ({@code TOLLGATE_CATALOG}), re-read when the file
- * changes, or from the catalog shipped in the jar. A file that cannot be read or parsed makes the catalog
- * unavailable (503 on {@code GET /v1/models}) until it is fixed; the last good models are not served stale.
+ * changes (looked at once per check interval), or from the catalog shipped in the jar. A file that cannot be read or
+ * parsed makes the catalog unavailable to every model route (503) until it is fixed — the last good models are not
+ * served stale, and the reason goes to the log, not to clients.
  */
 public final class FileModelCatalog implements ModelCatalog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileModelCatalog.class);
 
     public static final String SHIPPED = "/catalog/default-catalog.yml";
 
@@ -23,6 +28,8 @@ public final class FileModelCatalog implements ModelCatalog {
     private final long checkIntervalNanos;
     private FileTime loadedVersion;
     private List<CatalogModel> models;
+    /** Why the last look at the file failed, or {@code null}: repeated until the next look. */
+    private CatalogReadException failure;
     private long checkedAtNanos;
 
     /**
@@ -62,22 +69,39 @@ public final class FileModelCatalog implements ModelCatalog {
     @Override
     public synchronized List<CatalogModel> models() {
         long now = System.nanoTime();
-        if (models != null && (file == null || now - checkedAtNanos < checkIntervalNanos)) {
+        if (file == null ? models != null
+                : (models != null || failure != null) && now - checkedAtNanos < checkIntervalNanos) {
+            if (failure != null) {
+                throw failure; // every route sees the same catalog until the next look at the file
+            }
             return models;
         }
         checkedAtNanos = now;
-        FileTime version = null;
-        if (file != null) {
-            try {
-                version = Files.getLastModifiedTime(file);
-            } catch (IOException e) {
-                throw new CatalogReadException("cannot read the catalog " + file + ": " + e.getMessage(), e);
+        try {
+            FileTime version = null;
+            if (file != null) {
+                try {
+                    version = Files.getLastModifiedTime(file);
+                } catch (IOException e) {
+                    throw new CatalogReadException("cannot read the catalog " + file + ": " + e.getMessage(), e);
+                }
             }
+            if (models == null || failure != null || (version != null && !version.equals(loadedVersion))) {
+                models = load(file).models();
+                loadedVersion = version;
+                if (failure != null) {
+                    LOG.info("The model catalog {} is readable again", describe(file));
+                }
+                failure = null;
+            }
+            return models;
+        } catch (CatalogReadException e) {
+            if (failure == null || !failure.getMessage().equals(e.getMessage())) {
+                LOG.error("The model catalog is unavailable until it is fixed ({}); model routes answer 503",
+                        e.getMessage());
+            }
+            failure = e;
+            throw e;
         }
-        if (models == null || (version != null && !version.equals(loadedVersion))) {
-            models = load(file).models();
-            loadedVersion = version;
-        }
-        return models;
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Settings (catalog {@code providers.<name>}): {@code time-to-first-token-ms} (default 20),
  * {@code tokens-per-second} (0 = all at once; default 200), {@code output-tokens} (default 24; capped by
  * max_tokens), {@code report-usage} (default true), {@code fail-every} (every n-th call fails; 0 = never),
- * {@code fail-mode} ({@code before-first-byte} or {@code mid-stream}), {@code fail-status} (default 503).
+ * {@code fail-mode} ({@code before-first-byte} or {@code mid-stream}), {@code fail-status} (default 503). Stop
+ * sequences end the answer before the sequence, with {@code finish_reason: "stop"}, as providers do.
  */
 public final class SimulatorModelProvider implements ModelProvider {
 
@@ -73,6 +74,9 @@ public final class SimulatorModelProvider implements ModelProvider {
         private final boolean fail;
         private final UpstreamListener listener;
         private final StringBuilder text = new StringBuilder();
+        private final int seed;
+        /** Where the answer ends because of a stop sequence (a character index), or -1. */
+        private final int stopAt;
         private int emitted;
         private boolean cancelled;
         private ScheduledFuture<?> next;
@@ -82,6 +86,8 @@ public final class SimulatorModelProvider implements ModelProvider {
             this.length = length;
             this.fail = fail;
             this.listener = listener;
+            this.seed = request.promptText().hashCode();
+            this.stopAt = firstStop();
         }
 
         private synchronized void first() {
@@ -113,8 +119,19 @@ public final class SimulatorModelProvider implements ModelProvider {
                 listener.onFinish(emitted >= length && length == outputTokens ? "stop" : "length", usage);
                 return;
             }
-            int seed = request.promptText().hashCode();
-            String word = (emitted == 0 ? "" : " ") + WORDS[Math.floorMod(seed + emitted * 31, WORDS.length)];
+            String word = word(emitted);
+            if (stopAt >= 0 && text.length() + word.length() > stopAt) {
+                // As a provider does: the answer ends before the stop sequence, which is not part of it.
+                String before = word.substring(0, stopAt - text.length());
+                if (!before.isEmpty()) {
+                    emitted++;
+                    text.append(before);
+                    listener.onDelta(before);
+                }
+                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request.messages()), emitted) : null;
+                listener.onFinish("stop", usage);
+                return;
+            }
             emitted++;
             text.append(word);
             listener.onDelta(word);
@@ -123,6 +140,30 @@ public final class SimulatorModelProvider implements ModelProvider {
             } else {
                 next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
             }
+        }
+
+        /** The answer's n-th word (with its leading space): deterministic, from the prompt. */
+        private String word(int n) {
+            return (n == 0 ? "" : " ") + WORDS[Math.floorMod(seed + n * 31, WORDS.length)];
+        }
+
+        /** Where the whole answer first reaches one of the request's stop sequences, or -1. */
+        private int firstStop() {
+            if (request.stop().isEmpty()) {
+                return -1;
+            }
+            StringBuilder answer = new StringBuilder();
+            for (int n = 0; n < length; n++) {
+                answer.append(word(n));
+            }
+            int earliest = -1;
+            for (String stop : request.stop()) {
+                int found = stop.isEmpty() ? -1 : answer.indexOf(stop);
+                if (found >= 0 && (earliest < 0 || found < earliest)) {
+                    earliest = found;
+                }
+            }
+            return earliest;
         }
 
         @Override
