@@ -178,8 +178,11 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         assertEquals(200, second.status());
         assertNull(cookieOf(second), "a valid cookie is kept, not replaced");
 
-        Thread.sleep(300); // the playground row is written once the request has ended
         String requestId = first.header("x-request-id");
+        // The playground row is written once the request has ended, after the answer.
+        for (int i = 0; i < 250 && rowsOf("playground_ledger", requestId) == 0; i++) {
+            Thread.sleep(20);
+        }
         assertEquals(1, rowsOf("playground_ledger", requestId), "the operator's ledger has the request");
         assertEquals(0, rowsOf("request_ledger", requestId), "no account was billed");
     }
