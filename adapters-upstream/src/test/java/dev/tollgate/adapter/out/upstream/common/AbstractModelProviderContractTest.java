@@ -105,49 +105,6 @@ public abstract class AbstractModelProviderContractTest {
         server.stop(0);
     }
 
-    /** Records what the provider reports. */
-    static final class Recorder implements ModelProvider.UpstreamListener {
-        final List<String> deltas = new CopyOnWriteArrayList<>();
-        final List<String> toolCalls = new CopyOnWriteArrayList<>();
-        final CountDownLatch done = new CountDownLatch(1);
-        volatile boolean firstByte;
-        volatile String finishReason;
-        volatile TokenUsage usage;
-        volatile ModelProvider.UpstreamFailure failure;
-
-        @Override
-        public void onFirstByte() {
-            firstByte = true;
-        }
-
-        @Override
-        public void onDelta(String text) {
-            deltas.add(text);
-        }
-
-        @Override
-        public void onToolCallDelta(String toolCallsJson) {
-            toolCalls.add(toolCallsJson);
-        }
-
-        @Override
-        public void onFinish(String reason, TokenUsage reported) {
-            finishReason = reason;
-            usage = reported;
-            done.countDown();
-        }
-
-        @Override
-        public void onFailure(ModelProvider.UpstreamFailure f) {
-            failure = f;
-            done.countDown();
-        }
-
-        void await() throws InterruptedException {
-            assertTrue(done.await(5, TimeUnit.SECONDS), "no terminal event");
-        }
-    }
-
     private static void sse(HttpExchange exchange, List<String> events) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
         exchange.sendResponseHeaders(200, 0);
@@ -161,7 +118,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void streamsDeltasAndReportsUsageAndFinishReason() throws Exception {
         handler.set(exchange -> sse(exchange, textStream(List.of("Hel", "lo"))));
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         provider.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();
         assertTrue(recorder.firstByte);
@@ -174,7 +131,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         provider.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();
         assertEquals("tool_calls", recorder.finishReason);
@@ -193,7 +150,7 @@ public abstract class AbstractModelProviderContractTest {
             exchange.sendResponseHeaders(429, body.length);
             exchange.getResponseBody().write(body);
         });
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         provider.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();
         assertNotNull(recorder.failure);
@@ -207,7 +164,7 @@ public abstract class AbstractModelProviderContractTest {
     void aServerErrorIsRetryableAndABadRequestIsNot() throws Exception {
         for (int status : new int[] {500, 503, 400, 404}) {
             handler.set(exchange -> exchange.sendResponseHeaders(status, -1));
-            Recorder recorder = new Recorder();
+            RecordingListener recorder = new RecordingListener();
             provider.call(ROUTE, REQUEST, 16, recorder);
             recorder.await();
             assertEquals(status, recorder.failure.status());
@@ -220,7 +177,7 @@ public abstract class AbstractModelProviderContractTest {
         int port = server.getAddress().getPort();
         server.stop(0);
         ModelProvider unreachable = provider("http://127.0.0.1:" + port, http, JsonMapper.createDefault());
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         unreachable.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();
         assertTrue(recorder.failure.retryable());
@@ -229,7 +186,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void aStreamCutBeforeDoneIsAFailure() throws Exception {
         handler.set(exchange -> sse(exchange, truncatedStream()));
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         provider.call(ROUTE, REQUEST, 16, recorder);
         recorder.await();
         assertEquals(List.of("par"), recorder.deltas);
@@ -261,7 +218,7 @@ public abstract class AbstractModelProviderContractTest {
                 sawClose.countDown();
             }
         });
-        Recorder recorder = new Recorder();
+        RecordingListener recorder = new RecordingListener();
         ModelProvider.UpstreamCall call = provider.call(ROUTE, REQUEST, 16, recorder);
         assertTrue(streaming.await(5, TimeUnit.SECONDS));
         Thread.sleep(100);

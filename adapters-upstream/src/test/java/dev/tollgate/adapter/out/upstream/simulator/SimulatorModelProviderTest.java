@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
-import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.application.port.out.TokenCounter;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ModelCapabilities;
@@ -19,10 +19,8 @@ import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -55,12 +53,12 @@ class SimulatorModelProviderTest {
                 false, null, null, null, null, null, false);
     }
 
-    private Answer run(Map<String, Object> settings, ChatRequest request) throws InterruptedException {
+    private RecordingListener run(Map<String, Object> settings, ChatRequest request) throws InterruptedException {
         SimulatorModelProvider simulator = new SimulatorModelProvider(
                 new CatalogFile.ProviderSettings("sim", "simulator", settings), TOKENS, scheduler);
-        Answer answer = new Answer();
+        RecordingListener answer = new RecordingListener();
         simulator.call(ROUTE, request, 100, answer);
-        assertTrue(answer.done.await(5, TimeUnit.SECONDS), "the simulator finished");
+        answer.await();
         return answer;
     }
 
@@ -68,10 +66,10 @@ class SimulatorModelProviderTest {
     void answersDeterministicallyWithItsUsage() throws InterruptedException {
         Map<String, Object> settings = Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0,
                 "output-tokens", 6);
-        Answer first = run(settings, request(List.of()));
-        Answer second = run(settings, request(List.of()));
-        assertEquals(first.text.toString(), second.text.toString());
-        assertEquals(6, first.text.toString().split(" ").length);
+        RecordingListener first = run(settings, request(List.of()));
+        RecordingListener second = run(settings, request(List.of()));
+        assertEquals(first.text(), second.text());
+        assertEquals(6, first.text().split(" ").length);
         assertEquals("stop", first.finishReason);
         assertEquals(new TokenUsage(7, 6), first.usage);
     }
@@ -80,58 +78,24 @@ class SimulatorModelProviderTest {
     void theAnswerEndsBeforeAStopSequence() throws InterruptedException {
         Map<String, Object> settings = Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0,
                 "output-tokens", 12);
-        String full = run(settings, request(List.of())).text.toString();
+        String full = run(settings, request(List.of())).text();
         String[] words = full.split(" ");
         String stop = words[3] + " " + words[4].substring(0, 2); // spans a word boundary, ends mid-word
-        Answer cut = run(settings, request(List.of("no-such-sequence", stop)));
+        RecordingListener cut = run(settings, request(List.of("no-such-sequence", stop)));
 
-        assertEquals(full.substring(0, full.indexOf(stop)), cut.text.toString());
-        assertFalse(cut.text.toString().contains(stop), "the stop sequence is not part of the answer");
+        assertEquals(full.substring(0, full.indexOf(stop)), cut.text());
+        assertFalse(cut.text().contains(stop), "the stop sequence is not part of the answer");
         assertEquals("stop", cut.finishReason);
         assertTrue(cut.usage.completionTokens() < 12, "fewer tokens than the whole answer");
     }
 
     @Test
     void aMidStreamFailureComesAfterSomeOutput() throws InterruptedException {
-        Answer answer = run(Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0, "output-tokens", 8,
+        RecordingListener answer = run(Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0, "output-tokens", 8,
                 "fail-every", 1, "fail-mode", "mid-stream"), request(List.of()));
         assertNotNull(answer.failure);
         assertFalse(answer.failure.retryable(), "output was sent: no fallback may repeat it");
-        assertEquals(4, answer.text.toString().split(" ").length);
+        assertEquals(4, answer.text().split(" ").length);
         assertNull(answer.finishReason);
-    }
-
-    private static final class Answer implements ModelProvider.UpstreamListener {
-        final StringBuilder text = new StringBuilder();
-        final CountDownLatch done = new CountDownLatch(1);
-        volatile String finishReason;
-        volatile TokenUsage usage;
-        volatile ModelProvider.UpstreamFailure failure;
-
-        @Override
-        public void onFirstByte() {
-        }
-
-        @Override
-        public void onDelta(String delta) {
-            text.append(delta);
-        }
-
-        @Override
-        public void onToolCallDelta(String toolCallsJson) {
-        }
-
-        @Override
-        public void onFinish(String reason, TokenUsage reported) {
-            finishReason = reason;
-            usage = reported;
-            done.countDown();
-        }
-
-        @Override
-        public void onFailure(ModelProvider.UpstreamFailure failed) {
-            failure = failed;
-            done.countDown();
-        }
     }
 }

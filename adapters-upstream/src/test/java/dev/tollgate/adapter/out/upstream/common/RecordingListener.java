@@ -1,0 +1,59 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Test fixture: records what a provider reports to its listener. */
+public final class RecordingListener implements ModelProvider.UpstreamListener {
+
+    public final List<String> deltas = new CopyOnWriteArrayList<>();
+    public final List<String> toolCalls = new CopyOnWriteArrayList<>();
+    public final CountDownLatch done = new CountDownLatch(1);
+    public volatile boolean firstByte;
+    public volatile String finishReason;
+    public volatile TokenUsage usage;
+    public volatile ModelProvider.UpstreamFailure failure;
+
+    @Override
+    public void onFirstByte() {
+        firstByte = true;
+    }
+
+    @Override
+    public void onDelta(String text) {
+        deltas.add(text);
+    }
+
+    @Override
+    public void onToolCallDelta(String toolCallsJson) {
+        toolCalls.add(toolCallsJson);
+    }
+
+    @Override
+    public void onFinish(String reason, TokenUsage reported) {
+        finishReason = reason;
+        usage = reported;
+        done.countDown();
+    }
+
+    @Override
+    public void onFailure(ModelProvider.UpstreamFailure f) {
+        failure = f;
+        done.countDown();
+    }
+
+    public void await() throws InterruptedException {
+        assertTrue(done.await(5, TimeUnit.SECONDS), "no terminal event");
+    }
+
+    /** The answer's text so far. */
+    public String text() {
+        return String.join("", deltas);
+    }
+}
