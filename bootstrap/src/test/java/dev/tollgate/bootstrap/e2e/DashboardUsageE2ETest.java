@@ -79,18 +79,22 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
     }
 
     /**
-     * The usage page drawn after the request's ledger row is written (settlement follows the answer). The page
-     * that first shows the row may have read the charts just before it was committed, so the page returned is the
-     * next one.
+     * The usage page drawn once the request's ledger row is written (settlement follows the answer) and counted in
+     * today's bar: the activity table and the charts are read by separate queries, so a page drawn while the row
+     * was being committed may show it in one and not yet in the other.
      */
     private String usageShowing(Browser browser, String requestId) throws InterruptedException {
+        String today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).toString();
+        String page = "";
         for (int i = 0; i < 100; i++) {
-            if (browser.get("/usage").body().contains(requestId)) {
-                return browser.get("/usage").body();
+            page = browser.get("/usage").body();
+            if (page.contains(requestId) && !page.contains(today + ": $0.00 (0 requests)")) {
+                return page;
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("request " + requestId + " never appeared on /usage");
+        throw new AssertionError("request " + requestId + " never appeared in the chart and activity of /usage: "
+                + page);
     }
 
     private static String money(long micros) {
