@@ -94,7 +94,8 @@ public class JdbcBillingLedger implements BillingLedger {
             @Value("${tollgate.billing.slice-usd:1}") BigDecimal sliceUsd,
             @Value("${tollgate.billing.slice-idle-return:1s}") Duration idleReturn,
             @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease,
-            @Value("${tollgate.billing.statement-timeout:1s}") Duration statementTimeout) {
+            @Value("${tollgate.billing.statement-timeout:1s}") Duration statementTimeout,
+            @Value("${tollgate.billing.settlement-linger:5ms}") Duration settlementLinger) {
         this.transactions = transactions;
         DataSource pool = resolver.resolve(dataSource);
         // Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
@@ -111,7 +112,7 @@ public class JdbcBillingLedger implements BillingLedger {
         this.idleReturnNanos = idleReturn.toNanos();
         this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros());
         this.holds = new GroupCommit<>("billing-holds", MAX_BATCH, batch -> retried(() -> writeHolds(batch)));
-        this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH,
+        this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH, settlementLinger.toNanos(),
                 batch -> retried(() -> writeSettlements(batch)));
     }
 

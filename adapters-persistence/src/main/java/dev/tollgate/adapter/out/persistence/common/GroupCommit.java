@@ -50,15 +50,28 @@ public final class GroupCommit<T, R> implements AutoCloseable {
     private final String name;
     private final Writer<T, R> writer;
     private final int maxBatch;
+    private final long lingerNanos;
     private volatile boolean closed;
 
     public GroupCommit(String name, int maxBatch, Writer<T, R> writer) {
+        this(name, maxBatch, 0, writer);
+    }
+
+    /**
+     * @param lingerNanos how long a leader waits for more items before it writes a batch that is not full: a little
+     *                    later, but one transaction for several callers when they arrive one by one (0: never waits)
+     */
+    public GroupCommit(String name, int maxBatch, long lingerNanos, Writer<T, R> writer) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("a batch holds at least one item");
+        }
+        if (lingerNanos < 0) {
+            throw new IllegalArgumentException("a linger is not negative");
         }
         this.name = name;
         this.writer = writer;
         this.maxBatch = maxBatch;
+        this.lingerNanos = lingerNanos;
     }
 
     /** Queues {@code item} and returns once its batch is committed; throws the batch's error or after a timeout. */
@@ -119,6 +132,9 @@ public final class GroupCommit<T, R> implements AutoCloseable {
 
     /** Called with the write lock held. */
     private void writeNextBatch() {
+        if (lingerNanos > 0 && !closed && !fullBatchQueued()) {
+            LockSupport.parkNanos(this, lingerNanos); // an unpark only ends it early
+        }
         List<Pending<T, R>> batch = new ArrayList<>();
         Pending<T, R> pending;
         while (batch.size() < maxBatch && (pending = queue.poll()) != null) {
@@ -143,6 +159,16 @@ public final class GroupCommit<T, R> implements AutoCloseable {
                 complete(p, null, e);
             }
         }
+    }
+
+    private boolean fullBatchQueued() {
+        int queued = 0;
+        for (Pending<T, R> ignored : queue) {
+            if (++queued >= maxBatch) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static <T, R> void complete(Pending<T, R> pending, R result, Throwable error) {

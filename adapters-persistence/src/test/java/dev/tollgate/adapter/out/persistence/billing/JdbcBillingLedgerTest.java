@@ -705,7 +705,8 @@ class JdbcBillingLedgerTest {
     private JdbcBillingLedger secondInstance(Duration lease) {
         return new JdbcBillingLedger(context.getBean(TransactionOperations.class),
                 context.getBean(javax.sql.DataSource.class), context.getBean(io.micronaut.jdbc.DataSourceResolver.class),
-                java.time.Clock.systemUTC(), BigDecimal.ONE, Duration.ofSeconds(1), lease, Duration.ofSeconds(1));
+                java.time.Clock.systemUTC(), BigDecimal.ONE, Duration.ofSeconds(1), lease, Duration.ofSeconds(1),
+                Duration.ofMillis(5));
     }
 
     @Test

@@ -31,6 +31,40 @@ class GroupCommitTest {
     }
 
     @Test
+    void withALingerCallersArrivingOneByOneShareOneBatch() throws Exception {
+        List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>("test", 10, TimeUnit.MILLISECONDS.toNanos(300),
+                batch -> {
+                    batches.add(List.copyOf(batch));
+                    return batch;
+                });
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                int item = i;
+                results.add(pool.submit(() -> commit.submit(item, 5, TimeUnit.SECONDS)));
+                Thread.sleep(20); // one by one, each well within the first caller's linger
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals(i, results.get(i).get(5, TimeUnit.SECONDS));
+            }
+            assertEquals(List.of(List.of(0, 1, 2)), batches, "one batch for the three callers");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFullQueueIsWrittenWithoutLingering() {
+        GroupCommit<Integer, Integer> commit = new GroupCommit<>("test", 1, TimeUnit.SECONDS.toNanos(30),
+                batch -> batch);
+        long start = System.nanoTime();
+        assertEquals(7, commit.submit(7, 10, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "a batch of one is full: no wait");
+    }
+
+    @Test
     void concurrentCallersShareBatchesAndEachGetsItsOwnResultExactlyOnce() throws Exception {
         List<Integer> written = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger batches = new AtomicInteger();
