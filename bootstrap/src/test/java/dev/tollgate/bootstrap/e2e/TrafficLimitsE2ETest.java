@@ -124,6 +124,26 @@ class TrafficLimitsE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void requestsRefusedForTheirContentAreCountedAndCarryTheHeaders() {
+        String key = regularKey();
+        Reply invalid = post("/v1/chat/completions", key, "{\"model\":\"t/fast\",\"messages\":[]}");
+        assertEquals(400, invalid.status(), invalid.raw().body());
+        assertEquals("2", invalid.header("x-ratelimit-remaining-requests"), "a 400 counts in the key's burst of 3");
+        assertEquals("key", invalid.header("x-ratelimit-scope-requests"));
+        assertNull(invalid.header("x-ratelimit-limit-tokens"), "nothing was estimated");
+        Reply unknown = post("/v1/chat/completions", key, body("t/no-such-model", "hello", true));
+        assertEquals(404, unknown.status(), unknown.raw().body());
+        assertEquals("model_not_found", unknown.error().get("code"));
+        assertEquals("1", unknown.header("x-ratelimit-remaining-requests"));
+        assertEquals(400, post("/v1/chat/completions", key, "not json").status());
+        Reply limited = post("/v1/chat/completions", key, "{\"model\":\"t/fast\",\"messages\":[]}");
+        assertRateLimited(limited, 1, 10);
+        assertRateLimited(chat(key, "a valid question"), 1, 10);
+        String refusedId = limited.header("x-request-id");
+        assertEquals(0, rowsOf("request_ledger", refusedId) + rowsOf("request_hold", refusedId));
+    }
+
+    @Test
     void threeBlocksWithinAMinutePutTheKeyIntoACooldown() {
         String key = regularKey();
         for (int i = 0; i < 3; i++) {

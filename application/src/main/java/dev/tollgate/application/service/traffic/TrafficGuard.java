@@ -1,7 +1,7 @@
 package dev.tollgate.application.service.traffic;
 
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
-import dev.tollgate.application.port.in.completions.AdmitModelListUseCase;
+import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
 import dev.tollgate.application.port.in.traffic.TrafficLimitsUnavailableException;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * once, whichever way the request ends. Disabled (an operator's explicit choice, e.g. for a benchmark of billing
  * alone), every request is admitted and nothing is counted.
  */
-public final class TrafficGuard implements AdmitModelListUseCase {
+public final class TrafficGuard implements AdmitPlainRequestUseCase {
 
     private final TrafficRules rules;
     private final QuotaCounter counter;
@@ -41,7 +41,7 @@ public final class TrafficGuard implements AdmitModelListUseCase {
     }
 
     @Override
-    public RateLimitReport admitModelList(ApiKeyPrincipal principal, TrafficOrigin origin) {
+    public RateLimitReport admitPlainRequest(ApiKeyPrincipal principal, TrafficOrigin origin) {
         if (!enabled) {
             return RateLimitReport.NONE;
         }

@@ -1,12 +1,18 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
+import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
 import dev.tollgate.adapter.in.http.common.RequestIds;
+import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.CompleteChatUseCase;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MediaType;
@@ -24,6 +30,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * HTTP adapter: {@code POST /v1/chat/completions} — a regular key (§5), a checked body (§2.3), the caller's source
  * address for the traffic limits (§8.1), then the completion answered as JSON or SSE ({@link CompletionResponses}).
+ * A request refused for its content (400, 404) still counts in the caller's request buckets, like a model list: an
+ * authenticated client cannot send invalid requests without limit, and its 400 carries the {@code x-ratelimit-*}
+ * headers too (or becomes the 429 of an exhausted bucket).
  */
 @Controller("/v1/chat/completions")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -31,14 +40,17 @@ public class ChatCompletionsController {
 
     private final ModelApiAuthentication authentication;
     private final CompleteChatUseCase completeChat;
+    private final AdmitPlainRequestUseCase refusals;
     private final CompletionResponses responses;
     private final JsonMapper json;
     private final SourceAddresses sources;
 
     ChatCompletionsController(ModelApiAuthentication authentication, CompleteChatUseCase completeChat,
-            CompletionResponses responses, JsonMapper json, SourceAddresses sources) {
+            AdmitPlainRequestUseCase refusals, CompletionResponses responses, JsonMapper json,
+            SourceAddresses sources) {
         this.authentication = authentication;
         this.completeChat = completeChat;
+        this.refusals = refusals;
         this.responses = responses;
         this.json = json;
         this.sources = sources;
@@ -49,10 +61,17 @@ public class ChatCompletionsController {
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM, MediaType.ALL})
     CompletableFuture<MutableHttpResponse<?>> complete(HttpRequest<?> request, @Body @Nullable byte[] body) {
         ApiKeyPrincipal principal = authentication.principal(request);
-        ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
         String requestId = RequestIds.of(request);
         TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
-        return responses.respond(request, chat,
-                observer -> completeChat.start(principal, chat, requestId, origin, observer));
+        try {
+            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+            return responses.respond(request, chat,
+                    observer -> completeChat.start(principal, chat, requestId, origin, observer));
+        } catch (InvalidRequestException | DomainRuleViolation | ModelNotFoundException
+                | UnsupportedCapabilityException refused) {
+            // Thrown before the traffic limits saw the request (nothing was counted or held yet).
+            RateLimitHeaders.remember(request, refusals.admitPlainRequest(principal, origin));
+            throw refused;
+        }
     }
 }

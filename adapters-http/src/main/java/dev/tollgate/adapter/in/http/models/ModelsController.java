@@ -5,7 +5,7 @@ import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
-import dev.tollgate.application.port.in.completions.AdmitModelListUseCase;
+import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ModelCapabilities;
@@ -31,10 +31,10 @@ public class ModelsController {
 
     private final ModelApiAuthentication authentication;
     private final ListModelsUseCase models;
-    private final AdmitModelListUseCase traffic;
+    private final AdmitPlainRequestUseCase traffic;
     private final SourceAddresses sources;
 
-    ModelsController(ModelApiAuthentication authentication, ListModelsUseCase models, AdmitModelListUseCase traffic,
+    ModelsController(ModelApiAuthentication authentication, ListModelsUseCase models, AdmitPlainRequestUseCase traffic,
             SourceAddresses sources) {
         this.authentication = authentication;
         this.models = models;
@@ -45,7 +45,7 @@ public class ModelsController {
     /** §5.1, §8.1: the key, then the caller's request buckets (the list is a /v1 request like any other). */
     private void admit(HttpRequest<?> request) {
         ApiKeyPrincipal principal = authentication.principal(request);
-        RateLimitHeaders.remember(request, traffic.admitModelList(principal,
+        RateLimitHeaders.remember(request, traffic.admitPlainRequest(principal,
                 TrafficOrigin.of(sources.sourceOf(request))));
     }
 
