@@ -47,6 +47,10 @@ class TwoInstancesTrafficLimitsE2ETest {
     private final List<ApplicationContext> instances = new ArrayList<>();
 
     private void startTwo(String redisUri) {
+        startTwo(redisUri, Map.of());
+    }
+
+    private void startTwo(String redisUri, Map<String, String> extra) {
         String prefix = "tollgate-e2e:" + UUID.randomUUID() + ":";
         for (int i = 0; i < 2; i++) {
             Map<String, String> properties = new HashMap<>();
@@ -59,6 +63,7 @@ class TwoInstancesTrafficLimitsE2ETest {
             properties.put("tollgate.limits.key.burst", "6");
             properties.put("tollgate.limits.key.concurrency", "2");
             properties.put("tollgate.limits.failover.instances", "2");
+            properties.putAll(extra);
             instances.add(ApplicationContext.run(EmbeddedServer.class, new HashMap<>(properties))
                     .getApplicationContext());
         }
@@ -142,5 +147,42 @@ class TwoInstancesTrafficLimitsE2ETest {
         }
         assertEquals(3, admitted[0], "6 ÷ 2 instances on the first");
         assertEquals(3, admitted[1], "6 ÷ 2 instances on the second");
+    }
+
+    @Test
+    void aCheckSetToFailClosedAnswers503WithRetryAfterWhileRedisIsUnreachable() throws Exception {
+        startTwo("redis://127.0.0.1:1", Map.of("tollgate.limits.on-store-failure.requests", "closed"));
+        String key = key();
+        for (int instance = 0; instance < 2; instance++) {
+            HttpResponse<String> refused = CLIENT.send(chat(instance, key, "two/fast", "closed " + instance, false),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertEquals("1", refused.headers().firstValue("retry-after").orElse(""));
+            assertTrue(refused.body().contains("\"code\":\"service_unavailable\""), refused.body());
+            assertTrue(refused.headers().firstValue("x-request-id").isPresent());
+            HttpResponse<String> stream = CLIENT.send(chat(instance, key, "two/fast", "closed stream " + instance,
+                    true), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, stream.statusCode(), "refused before any SSE: " + stream.body());
+        }
+        assertEquals(0, heldOrBilled(key), "nothing held or billed for a request the limits could not check");
+    }
+
+    private long heldOrBilled(String rawKey) throws Exception {
+        Map<String, Object> db = TestDatabase.properties();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection((String) db.get("datasources.default.url"),
+                (String) db.get("datasources.default.username"), "");
+                java.sql.PreparedStatement q = c.prepareStatement("SELECT (SELECT count(*) FROM request_hold h "
+                        + "JOIN api_key k ON k.id = h.api_key_id WHERE k.key_hash = ?) + (SELECT count(*) FROM "
+                        + "request_ledger WHERE key_hash = ?)")) {
+            String hash = instances.get(0).getBean(dev.tollgate.domain.shared.KeyHasher.class)
+                    .hash(dev.tollgate.domain.shared.RawKey.parse(rawKey, dev.tollgate.domain.shared.KeyKind.REGULAR)
+                            .orElseThrow()).hex();
+            q.setString(1, hash);
+            q.setString(2, hash);
+            try (java.sql.ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 }
