@@ -1,47 +1,128 @@
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.HttpURLConnection;
-import java.net.URL;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Benchmark client: time to first token of streaming chat completions, sequentially (concurrency 1). Measures
- * from sending the request to reading the first SSE line with text content, over a fresh request each time.
- * Usage: java TtftProbe.java URL KEY|- MODEL REQUESTS  → prints "p50_ms p99_ms"
+ * Benchmark client: time to first token of streaming chat completions, sequentially (concurrency 1), over one
+ * keep-alive HTTP/1.1 connection. Measures from writing the request to reading the first SSE event with text
+ * content. It speaks HTTP on a plain socket (Content-Length or chunked answers alike) so that the client adds the
+ * same few microseconds to every server it measures: a JDK client decodes a chunked answer (the gateway's) with
+ * more work than a fixed-length one (the mock's), which would be counted as the gateway's.
+ * Usage: java TtftProbe.java URL KEY|- MODEL REQUESTS  → prints "p50_ms p99_ms" (after 500 uncounted requests)
  */
 public class TtftProbe {
+
+    private static final byte[] CONTENT = "\"content\":\"".getBytes(StandardCharsets.US_ASCII);
+
     public static void main(String[] args) throws Exception {
-        String url = args[0];
+        URI url = URI.create(args[0]);
         String key = args[1];
-        String body = "{\"model\":\"" + args[2] + "\",\"stream\":true,\"max_tokens\":16,"
-                + "\"messages\":[{\"role\":\"user\",\"content\":\"Say eight words\"}]}";
+        byte[] body = ("{\"model\":\"" + args[2] + "\",\"stream\":true,\"max_tokens\":16,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Say eight words\"}]}").getBytes(StandardCharsets.UTF_8);
+        String head = "POST " + url.getPath() + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
+                + "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
+                + (key.equals("-") ? "" : "Authorization: Bearer " + key + "\r\n")
+                + "Content-Length: " + body.length + "\r\n\r\n";
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        request.write(head.getBytes(StandardCharsets.US_ASCII));
+        request.write(body);
+        byte[] bytes = request.toByteArray();
         int n = Integer.parseInt(args[3]);
         long[] samples = new long[n];
-        for (int i = -20; i < n; i++) { // 20 warm-up requests are not counted
-            long start = System.nanoTime();
-            HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-            c.setRequestMethod("POST");
-            c.setDoOutput(true);
-            c.setRequestProperty("Content-Type", "application/json");
-            if (!key.equals("-")) {
-                c.setRequestProperty("Authorization", "Bearer " + key);
-            }
-            c.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
-            long first = -1;
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (first < 0 && line.startsWith("data:") && line.contains("\"content\":\"") && !line.contains("\"content\":\"\"")) {
-                        first = System.nanoTime() - start;
-                    }
+        try (Socket socket = new Socket(url.getHost(), url.getPort())) {
+            socket.setTcpNoDelay(true);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            for (int i = -500; i < n; i++) {
+                long start = System.nanoTime();
+                out.write(bytes);
+                out.flush();
+                long first = readResponse(in, start);
+                if (first < 0) {
+                    throw new IllegalStateException("no text content in the answer");
                 }
-            }
-            if (i >= 0) {
-                samples[i] = first;
+                if (i >= 0) {
+                    samples[i] = first;
+                }
             }
         }
         Arrays.sort(samples);
         System.out.printf("%.2f %.2f%n", samples[n / 2] / 1e6, samples[(int) Math.ceil(n * 0.99) - 1] / 1e6);
+    }
+
+    /** Reads one whole response; returns the nanoseconds from {@code start} to the first non-empty text content. */
+    private static long readResponse(InputStream in, long start) throws Exception {
+        byte[] buffer = new byte[65536];
+        int filled = 0;
+        int headerEnd = -1;
+        long first = -1;
+        while (true) {
+            int read = in.read(buffer, filled, buffer.length - filled);
+            if (read < 0) {
+                throw new IllegalStateException("connection closed mid-response");
+            }
+            filled += read;
+            if (headerEnd < 0) {
+                headerEnd = indexOf(buffer, 0, filled, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                if (headerEnd < 0) {
+                    continue;
+                }
+                headerEnd += 4;
+                String headers = new String(buffer, 0, headerEnd, StandardCharsets.US_ASCII).toLowerCase();
+                if (!headers.startsWith("http/1.1 200")) {
+                    throw new IllegalStateException("answer: " + headers.lines().findFirst().orElse(""));
+                }
+            }
+            if (first < 0 && hasText(buffer, headerEnd, filled)) {
+                first = System.nanoTime() - start;
+            }
+            String headers = new String(buffer, 0, headerEnd, StandardCharsets.US_ASCII).toLowerCase();
+            if (headers.contains("transfer-encoding: chunked")) {
+                if (indexOf(buffer, headerEnd, filled, "\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)) >= 0
+                        || (filled - headerEnd >= 5 && indexOf(buffer, headerEnd, headerEnd + 5,
+                                "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII)) == headerEnd)) {
+                    return first;
+                }
+            } else {
+                int at = headers.indexOf("content-length:");
+                long length = Long.parseLong(headers.substring(at + 15, headers.indexOf('\r', at)).trim());
+                if (filled - headerEnd >= length) {
+                    return first;
+                }
+            }
+            if (filled == buffer.length) {
+                throw new IllegalStateException("answer longer than the probe's buffer");
+            }
+        }
+    }
+
+    /** Whether the body holds {@code "content":"} followed by something other than the closing quote. */
+    private static boolean hasText(byte[] buffer, int from, int to) {
+        int at = from;
+        while ((at = indexOf(buffer, at, to, CONTENT)) >= 0) {
+            int next = at + CONTENT.length;
+            if (next < to && buffer[next] != '"') {
+                return true;
+            }
+            at = next;
+        }
+        return false;
+    }
+
+    private static int indexOf(byte[] buffer, int from, int to, byte[] pattern) {
+        outer:
+        for (int i = from; i + pattern.length <= to; i++) {
+            for (int j = 0; j < pattern.length; j++) {
+                if (buffer[i + j] != pattern[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 }
