@@ -64,9 +64,12 @@ public final class RateLimitHeaders {
             text.append(minutes).append('m');
         }
         text.append(seconds);
-        if (fraction > 0) {
-            String digits = String.format("%03d", fraction);
-            text.append('.').append(digits.replaceAll("0+$", ""));
+        if (fraction > 0) { // milliseconds as a decimal fraction without trailing zeros: 500 -> .5, 50 -> .05
+            text.append('.');
+            for (long digit = 100; fraction > 0; digit /= 10) {
+                text.append((char) ('0' + fraction / digit));
+                fraction %= digit;
+            }
         }
         return text.append('s').toString();
     }

@@ -17,5 +17,7 @@ class RateLimitHeadersTest {
         assertEquals("1m0s", RateLimitHeaders.duration(Duration.ofMinutes(1)));
         assertEquals("6m0.02s", RateLimitHeaders.duration(Duration.ofMillis(360_020)));
         assertEquals("1h0m0s", RateLimitHeaders.duration(Duration.ofHours(1)));
+        assertEquals("1.001s", RateLimitHeaders.duration(Duration.ofMillis(1_001)));
+        assertEquals("59.05s", RateLimitHeaders.duration(Duration.ofMillis(59_050)));
     }
 }
