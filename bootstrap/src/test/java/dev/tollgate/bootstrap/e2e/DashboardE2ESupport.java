@@ -143,6 +143,12 @@ abstract class DashboardE2ESupport extends GatewayE2ETest {
         return link.group(1).replace("&amp;", "&");
     }
 
+    /** How many mails to {@code email} the outbox lists. */
+    int mailsTo(String email) {
+        String html = new Browser().get("/outbox").body();
+        return (int) Pattern.compile(Pattern.quote("To " + email + "<")).matcher(html).results().count();
+    }
+
     HttpResponse<String> signUp(Browser browser, String email, String password) {
         return browser.submit("/signup", "/signup", Map.of("email", email, "password", password,
                 "password_repeat", password));

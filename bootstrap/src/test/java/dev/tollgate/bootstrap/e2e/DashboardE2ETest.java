@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tollgate.application.port.in.managementkey.CreateManagementKeyCommand;
+import dev.tollgate.domain.account.Email;
+import dev.tollgate.domain.managementkey.ManagementAccess;
+import dev.tollgate.domain.shared.KeyName;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -153,6 +157,119 @@ class DashboardE2ETest extends DashboardE2ESupport {
                 .statusCode(), "sign-in needs the form's token too (login CSRF)");
         assertEquals(403, signedOut.post("/signup", Map.of("csrf", "0".repeat(64), "email", "b@example.test",
                 "password", PASSWORD, "password_repeat", PASSWORD)).statusCode());
+    }
+
+    @Test
+    void aTwentySixthActiveManagementKeyIsRefusedAndThePageExplainsTheLimit() {
+        String email = unique();
+        Browser browser = signedInVerified(email);
+        for (int i = 1; i <= 25; i++) {
+            createManagementKey.create(new CreateManagementKeyCommand(new Email(email), new KeyName("bulk " + i),
+                    ManagementAccess.READ_WRITE, null));
+        }
+        String full = browser.get("/settings/management-keys").body();
+        assertEquals(25, keyIds(full).size(), full);
+        assertTrue(full.contains("25 of at most 25 active."), full);
+        assertTrue(full.contains("This account has 25 active management keys, the most it may have (25). "
+                + "Disable or delete one to create another."), full);
+        assertFalse(full.contains("id=\"key-name\"") || full.contains("action=\"/settings/management-keys\""),
+                "no create form at the limit");
+
+        HttpResponse<String> refused = browser.post("/settings/management-keys",
+                Map.of("csrf", csrfOf(full), "name", "the twenty-sixth"));
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("This account already has 25 active management keys, the most it may "
+                + "have. Disable or delete one first."), refused.body());
+        assertFalse(SECRET.matcher(refused.body()).find(), "no key was issued");
+        String after = browser.get("/settings/management-keys").body();
+        assertEquals(25, keyIds(after).size());
+        assertFalse(after.contains("the twenty-sixth"));
+
+        String disabledId = keyIds(after).get(0);
+        assertEquals(303, browser.post("/settings/management-keys/" + disabledId + "/disable",
+                Map.of("csrf", csrfOf(after))).statusCode());
+        String roomAgain = browser.get("/settings/management-keys").body();
+        assertTrue(roomAgain.contains("24 of at most 25 active.") && roomAgain.contains("id=\"key-name\""), roomAgain);
+        assertEquals(201, createKey(browser, "the twenty-sixth").statusCode(), "a disabled key makes room");
+
+        String fullAgain = browser.get("/settings/management-keys").body();
+        HttpResponse<String> notEnabled = browser.post("/settings/management-keys/" + disabledId + "/enable",
+                Map.of("csrf", csrfOf(fullAgain)));
+        assertEquals(409, notEnabled.statusCode(), notEnabled.body());
+        assertTrue(notEnabled.body().contains("This account already has 25 active management keys. Disable or "
+                + "delete one before enabling another."), notEnabled.body());
+        assertTrue(browser.get("/settings/management-keys").body().contains("25 of at most 25 active."));
+    }
+
+    @Test
+    void signOutVerifyAndResendWithoutTheFormTokenAreRefusedAndChangeNothing() {
+        String email = unique();
+        Browser browser = new Browser();
+        assertEquals(200, signUp(browser, email, PASSWORD).statusCode());
+        assertEquals(303, logIn(browser, email, PASSWORD).statusCode());
+        String session = browser.cookies.get("tollgate_session");
+        Browser other = signedInVerified(unique());
+        String anonymousToken = new Browser().csrf("/login");
+        List<Map<String, String>> forged = List.of(Map.of(), Map.of("csrf", ""), Map.of("csrf", "0".repeat(64)),
+                Map.of("csrf", anonymousToken), Map.of("csrf", other.csrf("/")));
+
+        for (Map<String, String> form : forged) {
+            HttpResponse<String> logout = browser.post("/logout", form);
+            assertEquals(403, logout.statusCode(), "logout " + form);
+            assertTrue(logout.body().contains("This form has expired"), logout.body());
+            HttpResponse<String> resend = browser.post("/verify/resend", form);
+            assertEquals(403, resend.statusCode(), "resend " + form);
+            assertTrue(resend.body().contains("This form has expired"), resend.body());
+        }
+        assertEquals(session, browser.cookies.get("tollgate_session"), "the cookie was not cleared");
+        HttpResponse<String> stillIn = browser.get("/");
+        assertEquals(200, stillIn.statusCode(), "the session still works");
+        assertTrue(stillIn.body().contains(email) && stillIn.body().contains("Not confirmed yet"));
+        assertEquals(1, mailsTo(email), "no new mail was sent");
+
+        String link = outboxLinkFor(email);
+        String token = link.substring(link.indexOf("token=") + 6);
+        Browser mailReader = new Browser();
+        assertEquals(200, mailReader.get(link).statusCode());
+        String othersFormToken = new Browser().csrf(link);
+        for (Map<String, String> form : List.of(Map.<String, String>of(), Map.of("csrf", "0".repeat(64)),
+                Map.of("csrf", othersFormToken), Map.of("csrf", browser.csrf("/")))) {
+            Map<String, String> withToken = new LinkedHashMap<>(form);
+            withToken.put("token", token);
+            HttpResponse<String> refused = mailReader.post("/verify", withToken);
+            assertEquals(403, refused.statusCode(), "verify " + form);
+            assertTrue(refused.body().contains("This form has expired"), refused.body());
+            assertFalse(refused.body().contains("Your e-mail address is confirmed"));
+        }
+        assertTrue(browser.get("/").body().contains("Not confirmed yet"), "the genuine link was not used up");
+
+        HttpResponse<String> resent = browser.post("/verify/resend", Map.of("csrf", browser.csrf("/")));
+        assertEquals(200, resent.statusCode(), resent.body());
+        assertEquals(2, mailsTo(email), "with the token the mail goes out");
+        verify(email);
+        String confirmed = browser.get("/").body();
+        assertTrue(confirmed.contains("Confirmed") && !confirmed.contains("Not confirmed yet"), confirmed);
+        assertEquals(303, browser.post("/logout", Map.of("csrf", browser.csrf("/"))).statusCode());
+        assertFalse(browser.cookies.containsKey("tollgate_session"), "with the token sign-out works");
+        assertEquals("/login", location(browser.get("/")));
+    }
+
+    @Test
+    void withoutSmtpTheVerificationLinkIsLoggedAsWellAsShownInTheOutbox() {
+        String email = unique();
+        assertEquals(200, signUp(new Browser(), email, PASSWORD).statusCode());
+        String outboxLink = outboxLinkFor(email);
+        assertTrue(outboxLink.startsWith("/verify?token="), outboxLink);
+
+        String prefix = "Outbox (no SMTP configured): mail to " + email + " \"Confirm your e-mail address for "
+                + "Tollgate\" with link ";
+        List<String> logged = CapturedLogs.lines().stream().filter(l -> l.startsWith(prefix)).toList();
+        assertEquals(1, logged.size(), "one log line for the one mail: " + logged);
+        URI loggedLink = URI.create(logged.get(0).substring(prefix.length()));
+        assertTrue(loggedLink.isAbsolute(), "the log has the whole link: " + loggedLink);
+        assertEquals(outboxLink, loggedLink.getRawPath() + "?" + loggedLink.getRawQuery(),
+                "the log carries the outbox's link");
+        verify(email);
     }
 
     private static Map<String, String> plus(Map<String, String> form, String name, String value) {

@@ -18,9 +18,13 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +40,7 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
 
     private static final Pattern GP_SECRET = Pattern.compile("gp-[0-9A-Za-z]{38}");
     private static final Pattern KEY_HASH = Pattern.compile("href=\"/keys/([0-9a-f]{64})\"");
+    private static final Pattern REQUEST_ID_CELL = Pattern.compile("class=\"mono request-id\">([^<]+)</td>");
 
     @Inject
     CreditAccountUseCase credit;
@@ -58,10 +63,15 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
     }
 
     private String chat(String gp, String model) {
-        Reply reply = post("/v1/chat/completions", gp, "{\"model\":\"" + model
-                + "\",\"messages\":[{\"role\":\"user\",\"content\":\"What does the dashboard show?\"}]}");
+        return completion(gp, model, "").header("x-request-id");
+    }
+
+    /** A chat completion; {@code moreFields} (e.g. {@code "max_tokens":24,}) go before the messages. */
+    private Reply completion(String gp, String model, String moreFields) {
+        Reply reply = post("/v1/chat/completions", gp, "{\"model\":\"" + model + "\"," + moreFields
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"What does the dashboard show?\"}]}");
         assertEquals(200, reply.status(), reply.raw().body());
-        return reply.header("x-request-id");
+        return reply;
     }
 
     private static long costMicros(String requestId) {
@@ -142,6 +152,124 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
                 balance.body());
         assertTrue(balance.body().contains("−" + money(cost)) && balance.body().contains("Spend: 1 request"));
         assertTrue(balance.body().contains(money(5_000_000 - cost)), "what is left");
+    }
+
+    /** The part of {@code html} from {@code start} to the first {@code end} after it. */
+    private static String between(String html, String start, String end) {
+        int from = html.indexOf(start);
+        assertTrue(from >= 0, "the page has " + start + ": " + html);
+        int to = html.indexOf(end, from);
+        assertTrue(to > from, end + " after " + start);
+        return html.substring(from, to);
+    }
+
+    /** The request ids of the activity table, top to bottom. */
+    private static List<String> activityIds(String html) {
+        return REQUEST_ID_CELL.matcher(between(html, "id=\"activity-table\"", "</table>")).results()
+                .map(m -> m.group(1)).toList();
+    }
+
+    @Test
+    void theTokenChartShowsTodaysPromptPlusCompletionTokens() throws InterruptedException {
+        Customer bob = customer("token key");
+        Reply reply = completion(bob.gp(), "tollgate/simulator-priced", "");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> usage = (Map<String, Object>) reply.json().get("usage");
+        long prompt = ((Number) usage.get("prompt_tokens")).longValue();
+        long completion = ((Number) usage.get("completion_tokens")).longValue();
+        assertTrue(prompt > 0 && completion > 0, usage.toString());
+        String tokens = String.format(Locale.ENGLISH, "%,d tokens", prompt + completion);
+        String page = usageShowing(bob.browser(), reply.header("x-request-id"));
+        String today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).toString();
+
+        String chart = between(page, "id=\"token-chart\"", "</svg>");
+        Matcher bar = Pattern.compile("<rect class=\"bar bar-tokens\"([^>]*data-day=\"" + today
+                + "\"[^>]*)><title>([^<]*)</title></rect>").matcher(chart);
+        assertTrue(bar.find(), "today has a bar in the token chart: " + chart);
+        assertTrue(bar.group(1).contains("data-value=\"" + tokens + "\""), bar.group(1));
+        assertTrue(bar.group(1).contains("height=\"174\""), "the only day with tokens is the highest bar: "
+                + bar.group(1));
+        assertEquals(today + ": " + tokens + " (1 request)", bar.group(2), "the bar's tooltip");
+        assertEquals(1, Pattern.compile("height=\"[1-9]").matcher(chart).results().count(),
+                "no other day has tokens: " + chart);
+        assertTrue(page.contains("Tokens per day (prompt + completion), last 30 days — highest day: " + tokens),
+                "the caption");
+        assertTrue(between(page, "id=\"activity-table\"", "</table>").contains(">" + prompt + " + " + completion
+                + "<"), "the activity row splits the same tokens into in + out");
+    }
+
+    @Test
+    void theWindowsTableShowsTheKeysLimitAndItsUsageAgainstIt() throws InterruptedException {
+        Customer carol = customer("unlimited key");
+        HttpResponse<String> created = carol.browser().submit("/keys", "/keys", Map.of("name", "capped key",
+                "limit", "0.0005", "limit_reset", "daily"));
+        assertEquals(201, created.statusCode(), created.body());
+        Matcher secret = GP_SECRET.matcher(created.body());
+        assertTrue(secret.find());
+        // At most 24 output tokens keep the request's hold inside the $0.0005 limit.
+        String requestId = completion(secret.group(), "tollgate/simulator-priced", "\"max_tokens\":24,")
+                .header("x-request-id");
+        usageShowing(carol.browser(), requestId);
+        long cost = costMicros(requestId);
+        assertTrue(cost > 0 && cost < 500, "the request costs part of the limit: " + cost);
+
+        String row = "";
+        for (int i = 0; i < 100 && !row.contains("data-label=\"Today\">" + money(cost) + "<"); i++) {
+            if (i > 0) {
+                Thread.sleep(50);
+            }
+            String table = between(carol.browser().get("/usage").body(), "id=\"windows-table\"", "</table>");
+            row = between(table, "<span>capped key</span>", "</tr>");
+        }
+        assertTrue(row.contains("<span>" + money(500) + "</span>"), "the limit: " + row);
+        assertTrue(row.contains("resets daily"), row);
+        long percent = cost * 100 / 500;
+        assertTrue(row.contains("value=\"" + percent + "\"") && row.contains(">" + percent + " %</meter>"),
+                "the meter shows " + percent + " % used: " + row);
+        for (String window : List.of("Today", "This week", "This month", "Total")) {
+            assertTrue(row.contains("data-label=\"" + window + "\">" + money(cost) + "<"), window + ": " + row);
+        }
+        assertTrue(row.contains(">" + money(500 - cost) + "</td>"), "what is left in today's window: " + row);
+
+        String table = between(carol.browser().get("/usage").body(), "id=\"windows-table\"", "</table>");
+        String other = between(table, "<span>unlimited key</span>", "</tr>");
+        assertTrue(other.contains("<span>none</span>") && !other.contains("<meter"), "no limit, no meter: " + other);
+        assertTrue(other.contains("data-label=\"Total\">$0.00<"), "the other key spent nothing: " + other);
+    }
+
+    @Test
+    void activityPagesLinkToEachOtherAndNeverRepeatARow() throws InterruptedException {
+        Customer dave = customer("paging key");
+        List<String> made = new ArrayList<>();
+        for (int i = 0; i < 27; i++) {
+            made.add(chat(dave.gp(), "tollgate/simulator-free"));
+            clock.advance(Duration.ofSeconds(1)); // each request admitted a second after the one before
+        }
+        for (int i = 0; i < 200 && made.stream().anyMatch(id -> rowsOf("request_ledger", id) == 0); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(made.stream().allMatch(id -> rowsOf("request_ledger", id) == 1), "every request settled");
+        List<String> newestFirst = new ArrayList<>(made);
+        Collections.reverse(newestFirst);
+
+        String first = dave.browser().get("/usage").body();
+        assertEquals(newestFirst.subList(0, 25), activityIds(first), "the newest 25, newest first");
+        assertTrue(first.contains("Requests 1 to 25, newest first"), first);
+        assertTrue(first.contains("<a href=\"/usage?offset=25#activity\">Older requests</a>"), first);
+        assertFalse(first.contains("Newer requests"), "nothing newer than the first page");
+
+        HttpResponse<String> next = dave.browser().get("/usage?offset=25");
+        assertEquals(200, next.statusCode());
+        List<String> second = activityIds(next.body());
+        assertEquals(newestFirst.subList(25, 27), second, "the two oldest");
+        assertTrue(next.body().contains("Requests 26 to 27, newest first"), next.body());
+        assertTrue(next.body().contains("<a href=\"/usage?offset=0#activity\">Newer requests</a>"), next.body());
+        assertFalse(next.body().contains("Older requests"), "nothing older than the last page");
+        assertTrue(Collections.disjoint(activityIds(first), second), "no row on both pages");
+
+        String filtered = dave.browser().get("/usage?model=tollgate/simulator-free").body();
+        assertTrue(filtered.contains("<a href=\"/usage?model=tollgate%2Fsimulator-free&amp;offset=25#activity\">"
+                + "Older requests</a>"), "the next page keeps the filter: " + filtered);
     }
 
     @Test
