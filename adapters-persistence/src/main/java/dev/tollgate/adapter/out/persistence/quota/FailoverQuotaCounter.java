@@ -7,8 +7,9 @@ import dev.tollgate.domain.quota.StoreFailurePolicy;
 import dev.tollgate.domain.quota.TrafficDemand;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
@@ -22,23 +23,29 @@ import org.slf4j.LoggerFactory;
  * shared store admits is mirrored in memory (counted against the shares, slots included), so an instance that
  * already used its share before the failure admits nothing more alone — a short failure under load does not let
  * every instance add a full share on top of what it had. After a failure the shared store is asked again after
- * {@code retryAfter} — not by every request in between, which would each wait out the timeout.
+ * {@code retryAfter} — not by every request in between, which would each wait out the timeout. When it answers
+ * again, it is first told which requests still run ({@link SharedQuotaStore#reinstate}): the slots this instance
+ * granted alone during the outage, and its own leases that expired there while they could not be renewed — so that
+ * it does not admit a whole concurrency cap on top of requests that are still running.
  */
 public final class FailoverQuotaCounter implements QuotaCounter {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailoverQuotaCounter.class);
 
-    private final QuotaCounter shared;
+    private final SharedQuotaStore shared;
     private final InProcessQuotaCounter local;
     private final StoreFailurePolicy policy;
     private final IntSupplier instances;
     private final long retryAfterNanos;
-    private final Set<String> localLeases = ConcurrentHashMap.newKeySet();
+    /** Slots granted here alone while the shared store was unreachable, by lease id. */
+    private final Map<String, SlotLease> localLeases = new ConcurrentHashMap<>();
+    /** The shared store's copies of those still running when it came back, by the local lease's id. */
+    private final Map<String, SlotLease> adopted = new ConcurrentHashMap<>();
     private final Map<String, SlotLease> mirrors = new ConcurrentHashMap<>();
     private volatile long sharedDownUntil;
     private volatile boolean down;
 
-    public FailoverQuotaCounter(QuotaCounter shared, InProcessQuotaCounter local, StoreFailurePolicy policy,
+    public FailoverQuotaCounter(SharedQuotaStore shared, InProcessQuotaCounter local, StoreFailurePolicy policy,
             IntSupplier instances, Duration retryAfter) {
         this.shared = shared;
         this.local = local;
@@ -51,16 +58,15 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     public QuotaDecision decide(TrafficDemand demand, Instant now) {
         if (!down || System.nanoTime() - sharedDownUntil >= 0) {
             try {
+                if (down) {
+                    recover(now);
+                }
                 QuotaDecision decision = shared.decide(demand, now);
                 if (decision.admitted()) {
                     SlotLease mirror = local.record(share(demand), now);
                     if (!mirror.isEmpty()) {
                         mirrors.put(decision.lease().id(), mirror);
                     }
-                }
-                if (down) {
-                    down = false;
-                    LOG.info("The shared rate-limit store answers again; limits are shared across instances again");
                 }
                 return decision;
             } catch (Unavailable e) {
@@ -82,9 +88,29 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         }
         QuotaDecision decision = local.decide(share(demand), now);
         if (!decision.lease().isEmpty()) {
-            localLeases.add(decision.lease().id());
+            localLeases.put(decision.lease().id(), decision.lease());
         }
         return decision;
+    }
+
+    /** The shared store answers again: it is told what still runs before it decides anything. */
+    private synchronized void recover(Instant now) {
+        if (!down) {
+            return; // another caller just did
+        }
+        List<SlotLease> running = new ArrayList<>(localLeases.values());
+        List<SlotLease> taken = shared.reinstate(running);
+        for (int i = 0; i < running.size(); i++) {
+            String id = running.get(i).id();
+            adopted.put(id, taken.get(i));
+            // Ended while being adopted: whichever of this and release() removes the copy gives it back, once.
+            if (!localLeases.containsKey(id) && adopted.remove(id, taken.get(i))) {
+                releaseShared(taken.get(i), now);
+            }
+        }
+        down = false;
+        LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
+                + "admitted during the outage still run and now count there)", running.size());
     }
 
     private TrafficDemand share(TrafficDemand demand) {
@@ -93,8 +119,12 @@ public final class FailoverQuotaCounter implements QuotaCounter {
 
     @Override
     public void release(SlotLease lease, Instant now) {
-        if (localLeases.remove(lease.id())) {
+        if (localLeases.remove(lease.id()) != null) {
             local.release(lease, now);
+            SlotLease copy = adopted.remove(lease.id());
+            if (copy != null) {
+                releaseShared(copy, now);
+            }
             return;
         }
         SlotLease mirror = mirrors.remove(lease.id());
@@ -102,6 +132,14 @@ public final class FailoverQuotaCounter implements QuotaCounter {
             local.release(mirror, now);
         }
         shared.release(lease, now);
+    }
+
+    private void releaseShared(SlotLease lease, Instant now) {
+        try {
+            shared.release(lease, now);
+        } catch (Unavailable e) {
+            // The shared store gives it back on its own later (or the lease runs out there).
+        }
     }
 
     /** Whether the shared store is currently taken as unreachable. */

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * clock ahead) lies in it. Under a clock that never steps back the decisions are the domain's exactly; the
  * equivalence test compares these windows under such a clock, and every other kind under steps back too.
  */
-public final class RedisQuotaCounter implements QuotaCounter, AutoCloseable {
+public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable {
 
     public static final String DEFAULT_KEY_PREFIX = "tollgate:";
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(250);
@@ -394,22 +394,8 @@ public final class RedisQuotaCounter implements QuotaCounter, AutoCloseable {
         if (held.isEmpty() || closed) {
             return;
         }
-        String expiry = Long.toString(clock.millis() + leaseTtlMillis);
-        List<String> keys = new ArrayList<>();
-        List<String> args = new ArrayList<>();
         try {
-            for (SlotLease lease : held.values()) {
-                for (int i = 0; i < lease.slots().size(); i++) {
-                    keys.add(prefix + lease.slots().get(i).key());
-                    args.add(slotMember(lease.id(), i));
-                }
-                if (keys.size() >= RENEW_BATCH) {
-                    renew(expiry, keys, args);
-                }
-            }
-            if (!keys.isEmpty()) {
-                renew(expiry, keys, args);
-            }
+            renew(held.values(), "renew");
         } catch (Unavailable e) {
             LOG.warn("Concurrency leases not renewed: {}", e.getMessage());
         } catch (RuntimeException e) {
@@ -418,10 +404,59 @@ public final class RedisQuotaCounter implements QuotaCounter, AutoCloseable {
         }
     }
 
-    private void renew(String expiry, List<String> keys, List<String> members) {
-        List<String> args = new ArrayList<>(members.size() + 2);
+    /**
+     * After Redis was unreachable: puts back the slots of the requests that still run, without checking any limit
+     * (they run whatever Redis says, so Redis must count them) — this instance's own leases, whose entries may have
+     * expired while renewals failed, and {@code adopted} leases that this instance granted alone meanwhile. Those
+     * are taken over under ids of this store (unique across instances), then renewed and released like its own.
+     *
+     * @return the adopted leases as this store now knows them, in the order given
+     * @throws Unavailable Redis still does not answer (nothing was taken over)
+     */
+    @Override
+    public List<SlotLease> reinstate(List<SlotLease> adopted) {
+        List<SlotLease> taken = new ArrayList<>(adopted.size());
+        for (SlotLease lease : adopted) {
+            if (!lease.isEmpty()) {
+                String id = new StringBuilder(Long.toString(sequence.incrementAndGet(), 36)).reverse()
+                        .append("-a-").append(instance).toString();
+                taken.add(new SlotLease(id, lease.slots()));
+            }
+        }
+        taken.forEach(lease -> held.put(lease.id(), lease));
+        try {
+            renew(held.values(), "reinstate");
+        } catch (RuntimeException e) {
+            taken.forEach(lease -> held.remove(lease.id()));
+            throw e;
+        }
+        return taken;
+    }
+
+    /** Runs renew.lua over {@code leases} in batches of {@value #RENEW_BATCH} slots. */
+    private void renew(Iterable<SlotLease> leases, String mode) {
+        String expiry = Long.toString(clock.millis() + leaseTtlMillis);
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (SlotLease lease : leases) {
+            for (int i = 0; i < lease.slots().size(); i++) {
+                keys.add(prefix + lease.slots().get(i).key());
+                args.add(slotMember(lease.id(), i));
+            }
+            if (keys.size() >= RENEW_BATCH) {
+                renew(expiry, mode, keys, args);
+            }
+        }
+        if (!keys.isEmpty()) {
+            renew(expiry, mode, keys, args);
+        }
+    }
+
+    private void renew(String expiry, String mode, List<String> keys, List<String> members) {
+        List<String> args = new ArrayList<>(members.size() + 3);
         args.add(expiry);
-        args.add(Long.toString(leaseTtlMillis));
+        args.add(leaseTtl);
+        args.add(mode);
         args.addAll(members);
         run(renew, ScriptOutputType.INTEGER, keys.toArray(String[]::new), args.toArray(String[]::new));
         keys.clear();

@@ -30,7 +30,7 @@ class FailoverQuotaCounterTest {
     private static final Bucket SLOTS = new Bucket(LimitScope.KEY, "k", "inflight");
 
     /** A shared store that answers like the real rules until it is switched off. */
-    private static final class SwitchableStore implements QuotaCounter {
+    private static final class SwitchableStore implements SharedQuotaStore {
         final InProcessQuotaCounter inside = new InProcessQuotaCounter();
         volatile boolean down;
         int calls;
@@ -51,6 +51,20 @@ class FailoverQuotaCounterTest {
             }
             inside.release(lease, now);
         }
+
+        @Override
+        public List<SlotLease> reinstate(List<SlotLease> adopted) {
+            if (down || failReinstate) {
+                throw new Unavailable("down", null);
+            }
+            reinstated++;
+            return adopted.stream().map(lease -> inside.record(new TrafficDemand(lease.slots().stream()
+                    .map(slot -> (QuotaCheck) new QuotaCheck.Concurrency(slot, Long.MAX_VALUE)).toList(), List.of(),
+                    CooldownRule.DEFAULT, null), NOW)).toList();
+        }
+
+        int reinstated;
+        volatile boolean failReinstate;
     }
 
     private final SwitchableStore shared = new SwitchableStore();
@@ -90,20 +104,73 @@ class FailoverQuotaCounterTest {
     }
 
     @Test
-    void slotsTakenLocallyGoBackLocally() {
+    void slotsTakenLocallyCountInTheSharedStoreWhenItReturnsAndGoBackInBoth() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
                 () -> 1, Duration.ZERO);
         shared.down = true;
-        QuotaDecision local1 = counter.decide(demand(10, 5), NOW);
+        QuotaDecision local1 = counter.decide(demand(10, 2), NOW);
+        assertTrue(local1.admitted());
         assertEquals(1, local.inFlight(SLOTS));
         shared.down = false;
-        QuotaDecision shared1 = counter.decide(demand(10, 5), NOW);
-        assertEquals(1, shared.inside.inFlight(SLOTS), "back on the shared store");
+        QuotaDecision shared1 = counter.decide(demand(10, 2), NOW);
+        assertTrue(shared1.admitted());
+        assertEquals(1, shared.reinstated, "told once what still runs");
+        assertEquals(2, shared.inside.inFlight(SLOTS), "the request admitted alone during the outage counts there");
+        assertFalse(counter.decide(demand(10, 2), NOW).admitted(), "the cap of 2 holds for both together");
         assertFalse(counter.sharedStoreDown());
         counter.release(local1.lease(), NOW);
+        assertEquals(1, local.inFlight(SLOTS), "what is left here is the mirror of the request admitted there");
+        assertEquals(1, shared.inside.inFlight(SLOTS), "its slot is given back in the shared store too");
         counter.release(shared1.lease(), NOW);
         assertEquals(0, local.inFlight(SLOTS));
         assertEquals(0, shared.inside.inFlight(SLOTS));
+        counter.decide(demand(10, 2), NOW);
+        assertEquals(1, shared.reinstated, "nothing to tell while the store answers");
+    }
+
+    @Test
+    void aRequestThatEndsDuringTheOutageIsNotAdopted() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        counter.release(counter.decide(demand(10, 2), NOW).lease(), NOW);
+        shared.down = false;
+        counter.decide(demand(10, 2), NOW);
+        assertEquals(1, shared.inside.inFlight(SLOTS), "only the request admitted now");
+    }
+
+    @Test
+    void everyRequestStillRunningFromTheOutageIsAdopted() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        QuotaDecision alone = counter.decide(demand(10, 5), NOW);
+        assertTrue(counter.decide(demand(10, 5), NOW).admitted(), "still local");
+        assertTrue(counter.sharedStoreDown());
+        assertEquals(2, local.inFlight(SLOTS));
+        shared.down = false;
+        counter.decide(demand(10, 5), NOW);
+        assertEquals(3, shared.inside.inFlight(SLOTS), "both local requests adopted, plus the new one");
+        counter.release(alone.lease(), NOW);
+        assertEquals(2, shared.inside.inFlight(SLOTS));
+    }
+
+    @Test
+    void aSharedStoreThatFailsWhileBeingToldWhatRunsStaysDown() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        counter.decide(demand(10, 5), NOW);
+        shared.down = false;
+        shared.failReinstate = true;
+        assertTrue(counter.decide(demand(10, 5), NOW).admitted());
+        assertTrue(counter.sharedStoreDown(), "not shared again before it knows what runs");
+        assertEquals(0, shared.inside.inFlight(SLOTS), "nothing decided there");
+        assertEquals(2, local.inFlight(SLOTS));
+        shared.failReinstate = false;
+        counter.decide(demand(10, 5), NOW);
+        assertFalse(counter.sharedStoreDown());
+        assertEquals(3, shared.inside.inFlight(SLOTS));
     }
 
     @Test

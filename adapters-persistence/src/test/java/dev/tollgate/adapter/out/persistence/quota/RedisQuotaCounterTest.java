@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.persistence.quota;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -160,6 +161,31 @@ class RedisQuotaCounterTest {
         }
         assertTrue(freedAfter >= 0, "the slot came free");
         assertTrue(freedAfter <= ttl.toMillis() + 300, "within the TTL of the last renewal, was " + freedAfter);
+    }
+
+    @Test
+    void afterAnOutageRunningRequestsCountAgainAndAdoptedLeasesAreRenewedAndReleased() throws Exception {
+        Duration ttl = Duration.ofMillis(600);
+        RedisQuotaCounter counter = open(PREFIX, ttl);
+        RedisQuotaCounter other = open(PREFIX, ttl);
+        Bucket slots = bucket(LimitScope.KEY, "inflight");
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(slots, 2));
+        assertTrue(counter.decide(demand, Instant.now()).admitted(), "a request that keeps running");
+        // Its entry is gone, as after an outage longer than the lease during which no renewal reached Redis.
+        RedisTestSupport.withRedis(redis -> redis.sync().del(PREFIX + slots.key()));
+
+        SlotLease grantedAlone = new SlotLease("local-7", List.of(slots)); // admitted by the fallback meanwhile
+        List<SlotLease> adopted = counter.reinstate(List.of(grantedAlone));
+        assertEquals(1, adopted.size());
+        assertEquals(grantedAlone.slots(), adopted.get(0).slots());
+        assertNotEquals(grantedAlone.id(), adopted.get(0).id(), "taken over under an id of this store");
+        assertEquals(2, counter.heldLeases(), "its own lease and the adopted one, both renewed from now on");
+        Thread.sleep(3 * ttl.toMillis());
+        assertFalse(other.decide(demand, Instant.now()).admitted(), "both still count after several TTLs");
+
+        counter.release(adopted.get(0), Instant.now());
+        assertTrue(other.decide(demand, Instant.now()).admitted(), "the adopted slot is given back here");
+        assertTrue(counter.reinstate(List.of()).isEmpty());
     }
 
     @Test
