@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: the latency and throughput Tollgate adds in front of an upstream, on this machine, in one go.
 #   1. a fast mock upstream (MockUpstream.java) on 127.0.0.1:18500
-#   2. direct-to-mock: wrk at concurrency 1 and 32, and time to first token of streams
+#   2. direct-to-mock: wrk at concurrency 1 and 32; sequential requests on one connection with bench/LatencyProbe.java
+#      (whole JSON answers, and time to first token of streams)
 #   3. the same through Tollgate (embedded PostgreSQL, every check on: key auth, traffic limits in process, hold and
 #      settle per request). The traffic-limit store alone, in process and in Redis: bench/LimiterBench.java.
 # Prints a Markdown table. Usage: bench/run.sh [seconds per wrk run, default 15]  (WARMUP_SECONDS, default 60;
@@ -66,27 +67,32 @@ ms() { # wrk duration (e.g. 512.00us, 1.20ms, 1.5s) -> milliseconds
 WARMUP=${WARMUP_SECONDS:-60}
 KEY=- MODEL=mock wrk -t2 -c8 -d10s -s bench/post.lua http://127.0.0.1:18500/v1/chat/completions >/dev/null
 KEY=$KEY MODEL=bench/mock wrk -t2 -c8 -d"${WARMUP}s" -s bench/post.lua http://127.0.0.1:18600/v1/chat/completions >/dev/null
-java bench/TtftProbe.java http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 2000 >/dev/null
+java bench/LatencyProbe.java ttft http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 2000 >/dev/null
 
 read -r d1_50 d1_99 d1_rps d1_err < <(run_wrk http://127.0.0.1:18500/v1/chat/completions - mock 1)
 read -r g1_50 g1_99 g1_rps g1_err < <(run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 1)
 read -r d32_50 d32_99 d32_rps d32_err < <(run_wrk http://127.0.0.1:18500/v1/chat/completions - mock 32)
 read -r g32_50 g32_99 g32_rps g32_err < <(run_wrk http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 32)
 read -r lim50 lim99 < <(decision_quantiles)
-read -r dt50 dt99 < <(java bench/TtftProbe.java http://127.0.0.1:18500/v1/chat/completions - mock 300)
-read -r gt50 gt99 < <(java bench/TtftProbe.java http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 300)
+read -r dt50 dt99 < <(java bench/LatencyProbe.java ttft http://127.0.0.1:18500/v1/chat/completions - mock 3000)
+read -r gt50 gt99 < <(java bench/LatencyProbe.java ttft http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 3000)
+read -r dj50 dj99 < <(java bench/LatencyProbe.java json http://127.0.0.1:18500/v1/chat/completions - mock 15000)
+read -r gj50 gj99 < <(java bench/LatencyProbe.java json http://127.0.0.1:18600/v1/chat/completions "$KEY" bench/mock 15000)
 
 added() { awk -v a="$(ms "$1")" -v b="$(ms "$2")" 'BEGIN{printf "%.2f", a-b}'; }
 echo "| Measure | Direct to mock | Through Tollgate | Added |"
 echo "|---|---|---|---|"
-echo "| p50 latency, concurrency 1 | $(ms "$d1_50") ms | $(ms "$g1_50") ms | $(added "$g1_50" "$d1_50") ms |"
-echo "| p99 latency, concurrency 1 | $(ms "$d1_99") ms | $(ms "$g1_99") ms | $(added "$g1_99" "$d1_99") ms |"
+sub() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a-b}'; }
+echo "| p50 latency, concurrency 1 (wrk) | $(ms "$d1_50") ms | $(ms "$g1_50") ms | $(added "$g1_50" "$d1_50") ms |"
+echo "| p99 latency, concurrency 1 (wrk) | $(ms "$d1_99") ms | $(ms "$g1_99") ms | $(added "$g1_99" "$d1_99") ms |"
+echo "| p50 latency, concurrency 1 (LatencyProbe, 15,000 sequential) | $dj50 ms | $gj50 ms | $(sub "$gj50" "$dj50") ms |"
+echo "| p99 latency, concurrency 1 (LatencyProbe, 15,000 sequential) | $dj99 ms | $gj99 ms | $(sub "$gj99" "$dj99") ms |"
 echo "| p50 latency, concurrency 32 | $(ms "$d32_50") ms | $(ms "$g32_50") ms | $(added "$g32_50" "$d32_50") ms |"
 echo "| p99 latency, concurrency 32 | $(ms "$d32_99") ms | $(ms "$g32_99") ms | $(added "$g32_99" "$d32_99") ms |"
 echo "| throughput, concurrency 32 (req/s) | $d32_rps | $g32_rps | |"
 echo "| non-2xx answers (c=1 / c=32) | $d1_err / $d32_err | $g1_err / $g32_err | |"
-echo "| time to first token p50 (streams) | $dt50 ms | $gt50 ms | $(awk -v a="$gt50" -v b="$dt50" 'BEGIN{printf "%.2f", a-b}') ms |"
-echo "| time to first token p99 (streams) | $dt99 ms | $gt99 ms | $(awk -v a="$gt99" -v b="$dt99" 'BEGIN{printf "%.2f", a-b}') ms |"
+echo "| time to first token p50 (streams, 3,000 sequential) | $dt50 ms | $gt50 ms | $(sub "$gt50" "$dt50") ms |"
+echo "| time to first token p99 (streams, 3,000 sequential) | $dt99 ms | $gt99 ms | $(sub "$gt99" "$dt99") ms |"
 echo "| traffic-limit decision p50 / p99 at concurrency 32, in process | | $lim50 / $lim99 ms | |"
 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
 LEDGER=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_ledger' tollgate 2>/dev/null || echo n/a)
