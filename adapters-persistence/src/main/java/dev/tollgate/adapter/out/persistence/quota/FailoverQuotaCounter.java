@@ -98,7 +98,12 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         if (!down) {
             return; // another caller just did
         }
-        List<SlotLease> running = new ArrayList<>(localLeases.values());
+        List<SlotLease> running = new ArrayList<>();
+        for (SlotLease lease : localLeases.values()) {
+            if (!adopted.containsKey(lease.id())) { // handed over after an earlier outage already
+                running.add(lease);
+            }
+        }
         List<SlotLease> taken = shared.reinstate(running);
         for (int i = 0; i < running.size(); i++) {
             String id = running.get(i).id();

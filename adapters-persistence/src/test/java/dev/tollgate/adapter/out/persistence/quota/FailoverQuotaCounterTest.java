@@ -156,6 +156,25 @@ class FailoverQuotaCounterTest {
     }
 
     @Test
+    void aRequestHandedOverAfterOneOutageIsNotHandedOverAgainAfterTheNext() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        QuotaDecision alone = counter.decide(demand(10, 5), NOW);
+        shared.down = false;
+        counter.decide(demand(10, 5), NOW);
+        assertEquals(2, shared.inside.inFlight(SLOTS));
+        shared.down = true;
+        counter.decide(demand(10, 5), NOW);
+        shared.down = false;
+        counter.decide(demand(10, 5), NOW);
+        assertEquals(2, shared.reinstated);
+        assertEquals(4, shared.inside.inFlight(SLOTS), "the second outage's request and the new one, not a copy");
+        counter.release(alone.lease(), NOW);
+        assertEquals(3, shared.inside.inFlight(SLOTS));
+    }
+
+    @Test
     void aSharedStoreThatFailsWhileBeingToldWhatRunsStaysDown() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
                 () -> 1, Duration.ZERO);
