@@ -3,7 +3,9 @@
 // sign up → open the verification link from the outbox → sign in → create a management key in Settings (with the
 // keyboard) → use it on /api/v1/keys (Node fetch) to create a regular key → chat in the playground with that key and
 // signed in (user-billed mode), stop a slow answer → see the requests in the activity table and the chart with their
-// cost → API keys, balance. Every page: screenshot, no horizontal overflow at 390 px, no console or page errors.
+// cost → API keys, balance; on the way a wrong password and an invalid limit are refused on their pages, and the
+// playground (signed out), the empty management-key list and an API key's edit page are shown. Every page:
+// screenshot, no horizontal overflow at 390 px, no console or page errors.
 //
 // Environment: BASE_URL (the running gateway, started with TOLLGATE_PLAYGROUND_USER_BILLED=true and this
 // directory's catalog.yml), TOLLGATE_JAR (for the operator's credit), OUTPUT_DIR (screenshots), CHROMIUM.
@@ -98,6 +100,12 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
   let gp;
   const requestIds = [];
   try {
+    await t.test("the playground for a visitor who is not signed in", async () => {
+      await visit(page, "/playground");
+      await page.locator("#pg-model").waitFor();
+      await checkPage(page, "playground-visitor");
+    });
+
     await t.test("sign up", async () => {
       await visit(page, "/signup");
       await checkPage(page, "signup");
@@ -121,6 +129,18 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       await page.getByText("Your e-mail address is confirmed").waitFor();
     });
 
+    await t.test("a wrong password is refused on the page, without a console error", async () => {
+      await visit(page, "/login");
+      await checkPage(page, "login");
+      await tabTo(page, "#email");
+      await page.keyboard.type(email);
+      await tabTo(page, "#password");
+      await page.keyboard.type("not the passphrase");
+      await page.keyboard.press("Enter");
+      await page.getByText("The e-mail address or password is not correct.").waitFor();
+      await checkPage(page, "login-refused");
+    });
+
     await t.test("sign in", async () => {
       await visit(page, "/login");
       await page.fill("#email", email);
@@ -135,6 +155,7 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
 
     await t.test("create a management key in Settings with the keyboard", async () => {
       await visit(page, "/settings/management-keys");
+      await checkPage(page, "management-keys-empty");
       await tabTo(page, "#key-name");
       await page.keyboard.type("browser walk");
       await tabTo(page, "form[action='/settings/management-keys'] button[type=submit]");
@@ -159,6 +180,19 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       assert.equal(body.data.name, "walk key");
     });
 
+    await t.test("an API key with a limit that is not an amount is refused on the page", async () => {
+      await visit(page, "/keys");
+      await tabTo(page, "#key-name");
+      await page.keyboard.type("refused key");
+      await tabTo(page, "#key-limit");
+      await page.keyboard.type("-3");
+      await tabTo(page, "form.key-form button[type=submit]");
+      await page.keyboard.press("Enter");
+      await page.locator(".error, [role=alert]").first().waitFor();
+      assert.equal(await page.locator("#new-secret").count(), 0, "no key was issued");
+      await checkPage(page, "api-key-refused");
+    });
+
     await t.test("create an API key on the API keys page with the keyboard", async () => {
       await visit(page, "/keys");
       await page.getByText("walk key").first().waitFor();
@@ -172,6 +206,11 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       await secret.waitFor();
       assert.match((await secret.textContent()).trim(), /^gp-[0-9A-Za-z]{38}$/);
       await checkPage(page, "api-keys");
+      const edit = await page.locator("a", { hasText: "Edit" }).first().getAttribute("href");
+      assert.match(edit, /^\/keys\/[0-9a-f]{64}$/);
+      await visit(page, edit);
+      await page.locator("#key-limit").waitFor();
+      await checkPage(page, "api-key-edit");
     });
 
     await t.test("chat in the playground with the regular key, token by token", async () => {

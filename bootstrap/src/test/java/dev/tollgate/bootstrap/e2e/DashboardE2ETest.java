@@ -279,6 +279,29 @@ class DashboardE2ETest extends DashboardE2ESupport {
     }
 
     @Test
+    void htmxGetsRefusedFormsAs200WithTheRealStatusInAHeader() {
+        String email = unique();
+        signUp(new Browser(), email, PASSWORD);
+        Browser plain = new Browser();
+        HttpResponse<String> refused = logIn(plain, email, "not the password");
+        assertEquals(400, refused.statusCode(), "a client without htmx sees the real status");
+        assertTrue(refused.headers().firstValue("X-Tollgate-Status").isEmpty());
+
+        Browser boosted = new Browser();
+        boosted.headers.put("HX-Request", "true");
+        HttpResponse<String> swapped = logIn(boosted, email, "not the password");
+        assertEquals(200, swapped.statusCode(), "no failed resource in the browser's console");
+        assertEquals("400", swapped.headers().firstValue("X-Tollgate-Status").orElse(""));
+        assertEquals(refused.body().replaceAll("name=\"csrf\" value=\"[^\"]*\"", ""),
+                swapped.body().replaceAll("name=\"csrf\" value=\"[^\"]*\"", ""), "the same page");
+        assertTrue(swapped.body().contains("The e-mail address or password is not correct."));
+        HttpResponse<String> signedIn = logIn(boosted, email, PASSWORD);
+        assertEquals(303, signedIn.statusCode(), "success is unchanged");
+        assertTrue(signedIn.headers().firstValue("X-Tollgate-Status").isEmpty());
+        assertEquals(200, boosted.get("/").statusCode());
+    }
+
+    @Test
     void unknownAddressAndWrongPasswordAnswerAlike() {
         String email = unique();
         Browser owner = new Browser();

@@ -36,6 +36,12 @@ final class DashboardPages {
         this.security = security;
     }
 
+    /**
+     * A page with its status — a refused form keeps its real one (400, 403, 409, …), so that clients and tests tell
+     * success from failure. htmx's own requests (a boosted form, {@code HX-Request: true}) are the exception: they
+     * get 200 with the real status in {@value #STATUS_HEADER}. htmx swaps the page in either way, and a browser would
+     * otherwise note every refused form in its console as a resource that failed to load.
+     */
     MutableHttpResponse<?> page(HttpStatus status, HttpRequest<?> request, String template, String title,
             String nav, Map<String, Object> model) {
         Map<String, Object> all = new HashMap<>(model);
@@ -43,8 +49,15 @@ final class DashboardPages {
         all.put("nav", nav == null ? "" : nav);
         all.put("csrf", security.formToken(request));
         security.visitor(request).ifPresent(v -> all.put("visitor", visitorModel(v.account())));
-        return HttpResponse.status(status).body(new ModelAndView<>("dashboard/" + template, all));
+        ModelAndView<Map<String, Object>> view = new ModelAndView<>("dashboard/" + template, all);
+        if (status.getCode() >= 400 && "true".equals(request.getHeaders().get("HX-Request"))) {
+            return HttpResponse.ok(view).header(STATUS_HEADER, Integer.toString(status.getCode()));
+        }
+        return HttpResponse.status(status).body(view);
     }
+
+    /** The real status of a refused form answered 200 to htmx. */
+    static final String STATUS_HEADER = "X-Tollgate-Status";
 
     MutableHttpResponse<?> page(HttpRequest<?> request, String template, String title, String nav,
             Map<String, Object> model) {
