@@ -164,6 +164,9 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       await secret.waitFor();
       gpm = (await secret.textContent()).trim();
       assert.match(gpm, /^gpm-[0-9A-Za-z]{38}$/);
+      await tabTo(page, "button.copy");
+      await page.keyboard.press("Enter");
+      await page.locator("#copy-status", { hasText: /Copied to the clipboard|The key is selected/ }).waitFor();
       await checkPage(page, "management-key-created");
     });
 

@@ -5,10 +5,25 @@
   // Copy buttons stay hidden without JavaScript (the secret can still be selected and copied by hand).
   function showCopyButtons(root) {
     root.querySelectorAll("button.copy[hidden]").forEach(function (button) {
-      if (navigator.clipboard) {
-        button.hidden = false;
-      }
+      button.hidden = false;
     });
+  }
+
+  // Where the Clipboard API is missing (a page served over plain HTTP from another host than localhost), the key
+  // is selected and copied with the older command; if that fails too, it stays selected for Ctrl+C.
+  function copyBySelection(source) {
+    var range = document.createRange();
+    range.selectNodeContents(source);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    var copied = false;
+    try {
+      copied = document.execCommand("copy");
+    } catch (e) {
+      copied = false;
+    }
+    status(copied ? "Copied to the clipboard." : "The key is selected: press Ctrl+C (or Cmd+C) to copy it.");
   }
 
   function status(text) {
@@ -27,10 +42,14 @@
     if (!source) {
       return;
     }
+    if (!navigator.clipboard) {
+      copyBySelection(source);
+      return;
+    }
     navigator.clipboard.writeText(source.textContent.trim()).then(function () {
       status("Copied to the clipboard.");
     }, function () {
-      status("Copying did not work here: select the key and copy it by hand.");
+      copyBySelection(source);
     });
   });
 
