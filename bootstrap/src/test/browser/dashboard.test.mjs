@@ -228,7 +228,13 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
         new MutationObserver(() => { window.answerUpdates += 1; })
           .observe(document.getElementById("pg-answer"), { childList: true, characterData: true, subtree: true });
       });
+      const sent = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/chat/completions"));
       await page.locator("#pg-message").press("Control+Enter");
+      const body = JSON.parse((await sent).postData());
+      assert.deepEqual(body.messages.slice(0, 2), [{ role: "system", content: "Answer briefly." },
+        { role: "user", content: "What does a gateway do?" }], "the system prompt goes first");
+      assert.equal(body.model, "tollgate/simulator-priced");
+      assert.equal(body.stream, true);
       await page.locator("#pg-status", { hasText: "Done." }).waitFor({ timeout: 20000 });
       const updates = await page.evaluate(() => window.answerUpdates);
       assert.ok(updates > 3, `the answer arrived in pieces (${updates} updates)`);
