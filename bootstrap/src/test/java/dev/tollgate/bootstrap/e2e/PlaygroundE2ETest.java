@@ -297,4 +297,23 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         assertEquals(200, reply.status(), "the header changes nothing: the request is anonymous");
         assertNotNull(cookieOf(reply));
     }
+
+    @Test
+    void aDashboardSessionIsIgnoredWhileUserBilledModeIsOff() throws InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/public/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("X-Forwarded-For", freshIp())
+                .header("Cookie", "tollgate_session=not-a-session")
+                .header("X-Tollgate-Form-Token", "not-a-token")
+                .POST(HttpRequest.BodyPublishers.ofString(ask("pg/free", "hello session"))).build();
+        Reply reply = exchange(request);
+        assertEquals(200, reply.status(), "served anonymously, not refused as a broken session");
+        assertNotNull(cookieOf(reply));
+        String requestId = reply.header("x-request-id");
+        for (int i = 0; i < 250 && rowsOf("playground_ledger", requestId) == 0; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(1, rowsOf("playground_ledger", requestId), "the operator pays");
+        assertEquals(0, rowsOf("request_ledger", requestId), "no account is billed");
+    }
 }
