@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.persistence.quota;
 
 import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.QuotaCheck;
 import dev.tollgate.domain.quota.QuotaDecision;
 import dev.tollgate.domain.quota.SlotLease;
 import dev.tollgate.domain.quota.StoreFailurePolicy;
@@ -10,7 +11,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * {@code retryAfter} — not by every request in between, which would each wait out the timeout. When it answers
  * again, it is first told which requests still run ({@link SharedQuotaStore#reinstate}): the slots this instance
  * granted alone during the outage, and its own leases that expired there while they could not be renewed — so that
- * it does not admit a whole concurrency cap on top of requests that are still running.
+ * it does not admit a whole concurrency cap on top of requests that are still running — and what this instance
+ * admitted alone that its request windows and distinct sets still hold ({@link SharedQuotaStore#replay}), so that
+ * a window spanning the recovery counts the requests of both sides.
  */
 public final class FailoverQuotaCounter implements QuotaCounter {
 
@@ -42,6 +48,12 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     /** The shared store's copies of those still running when it came back, by the local lease's id. */
     private final Map<String, SlotLease> adopted = new ConcurrentHashMap<>();
     private final Map<String, SlotLease> mirrors = new ConcurrentHashMap<>();
+    /** Request-window admissions made here alone, oldest first, while their window can hold them. */
+    private volatile ConcurrentLinkedDeque<SharedQuotaStore.Entry> aloneInWindows = new ConcurrentLinkedDeque<>();
+    /** Distinct members seen here alone, by set and member: the latest time each was seen. */
+    private volatile Map<String, SharedQuotaStore.Entry> aloneInSets = new ConcurrentHashMap<>();
+    private final String replayPrefix = "o-" + UUID.randomUUID() + "-";
+    private final AtomicLong replayed = new AtomicLong();
     private volatile long sharedDownUntil;
     private volatile boolean down;
 
@@ -90,7 +102,37 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         if (!decision.lease().isEmpty()) {
             localLeases.put(decision.lease().id(), decision.lease());
         }
+        if (decision.admitted()) {
+            rememberAlone(demand, now);
+        }
         return decision;
+    }
+
+    /** Keeps what an admission made alone adds to the request windows and distinct sets, for the shared store. */
+    private void rememberAlone(TrafficDemand demand, Instant now) {
+        ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows = aloneInWindows;
+        Map<String, SharedQuotaStore.Entry> sets = aloneInSets;
+        String request = replayPrefix + replayed.incrementAndGet() + ":";
+        for (int i = 0; i < demand.checks().size(); i++) {
+            QuotaCheck check = demand.checks().get(i);
+            if (check instanceof QuotaCheck.Requests r) {
+                windows.add(new SharedQuotaStore.Entry(r.bucket(), now, request + i, r.window()));
+            } else if (check instanceof QuotaCheck.Distinct d) {
+                sets.put(d.bucket().key() + '\n' + d.member(),
+                        new SharedQuotaStore.Entry(d.bucket(), now, d.member(), d.window()));
+            }
+        }
+        SharedQuotaStore.Entry oldest;
+        while ((oldest = windows.peekFirst()) != null && !stillCounts(oldest, now)) {
+            windows.pollFirst();
+        }
+        if (replayed.get() % 4096 == 0) {
+            sets.values().removeIf(entry -> !stillCounts(entry, now));
+        }
+    }
+
+    private static boolean stillCounts(SharedQuotaStore.Entry entry, Instant now) {
+        return entry.at().plus(entry.window()).isAfter(now);
     }
 
     /** The shared store answers again: it is told what still runs before it decides anything. */
@@ -113,9 +155,32 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 releaseShared(taken.get(i), now);
             }
         }
+        ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows = aloneInWindows;
+        Map<String, SharedQuotaStore.Entry> sets = aloneInSets;
+        aloneInWindows = new ConcurrentLinkedDeque<>();
+        aloneInSets = new ConcurrentHashMap<>();
+        List<SharedQuotaStore.Entry> admissions = new ArrayList<>(windows.size() + sets.size());
+        for (SharedQuotaStore.Entry entry : windows) {
+            if (stillCounts(entry, now)) {
+                admissions.add(entry);
+            }
+        }
+        for (SharedQuotaStore.Entry entry : sets.values()) {
+            if (stillCounts(entry, now)) {
+                admissions.add(entry);
+            }
+        }
+        try {
+            shared.replay(admissions);
+        } catch (Unavailable e) {
+            aloneInWindows.addAll(windows); // told again at the next try (an admission added twice counts once)
+            aloneInSets.putAll(sets);
+            throw e;
+        }
         down = false;
         LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
-                + "admitted during the outage still run and now count there)", running.size());
+                + "admitted during the outage still run, {} admissions still in their windows, now counted there)",
+                running.size(), admissions.size());
     }
 
     private TrafficDemand share(TrafficDemand demand) {

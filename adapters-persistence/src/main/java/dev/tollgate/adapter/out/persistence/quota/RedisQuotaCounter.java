@@ -95,6 +95,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
     private final Script decide = Script.load("decide.lua");
     private final Script renew = Script.load("renew.lua");
     private final Script release = Script.load("release.lua");
+    private final Script replay = Script.load("replay.lua");
     private final String instance = randomId();
     private final AtomicLong sequence = new AtomicLong();
     private final Map<String, SlotLease> held = new ConcurrentHashMap<>();
@@ -433,6 +434,30 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         return taken;
     }
 
+    @Override
+    public void replay(List<Entry> admissions) {
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (Entry entry : admissions) {
+            keys.add(prefix + entry.bucket().key());
+            args.add(Long.toString(entry.at().toEpochMilli()));
+            args.add(entry.member());
+            args.add(Long.toString(entry.window().toMillis()));
+            if (keys.size() >= RENEW_BATCH) {
+                replayBatch(keys, args);
+            }
+        }
+        if (!keys.isEmpty()) {
+            replayBatch(keys, args);
+        }
+    }
+
+    private void replayBatch(List<String> keys, List<String> args) {
+        run(replay, ScriptOutputType.INTEGER, keys.toArray(String[]::new), args.toArray(String[]::new));
+        keys.clear();
+        args.clear();
+    }
+
     /** Runs renew.lua over {@code leases} in batches of {@value #RENEW_BATCH} slots. */
     private void renew(Iterable<SlotLease> leases, String mode) {
         String expiry = Long.toString(clock.millis() + leaseTtlMillis);
@@ -495,7 +520,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             try {
                 StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8);
                 try {
-                    for (Script script : List.of(decide, renew, release)) {
+                    for (Script script : List.of(decide, renew, release, replay)) {
                         opened.sync().scriptLoad(script.body);
                     }
                 } catch (RedisException e) {

@@ -1,7 +1,10 @@
 package dev.tollgate.adapter.out.persistence.quota;
 
 import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.Bucket;
 import dev.tollgate.domain.quota.SlotLease;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /** A counter store that several instances share (Redis), and that can be told what ran while it was unreachable. */
@@ -16,4 +19,19 @@ public interface SharedQuotaStore extends QuotaCounter {
      * @throws QuotaCounter.Unavailable the store still does not answer (nothing was taken over)
      */
     List<SlotLease> reinstate(List<SlotLease> adopted);
+
+    /**
+     * After an outage: adds admissions made elsewhere during it to the request windows and distinct sets,
+     * unchecked (those requests were served). Adding one twice is harmless: an admission keeps its member.
+     *
+     * @throws QuotaCounter.Unavailable the store does not answer (some may have been added)
+     */
+    void replay(List<Entry> admissions);
+
+    /**
+     * One admission in one window: for a request window its own member (unique across instances), for a distinct
+     * set the member seen.
+     */
+    record Entry(Bucket bucket, Instant at, String member, Duration window) {
+    }
 }

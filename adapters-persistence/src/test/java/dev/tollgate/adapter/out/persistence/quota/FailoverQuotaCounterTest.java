@@ -28,6 +28,7 @@ class FailoverQuotaCounterTest {
     private static final Instant NOW = Instant.parse("2026-05-04T10:00:00Z");
     private static final Bucket WINDOW = new Bucket(LimitScope.KEY, "k", "rpm");
     private static final Bucket SLOTS = new Bucket(LimitScope.KEY, "k", "inflight");
+    private static final Bucket IPS = new Bucket(LimitScope.KEY, "k", "ips");
 
     /** A shared store that answers like the real rules until it is switched off. */
     private static final class SwitchableStore implements SharedQuotaStore {
@@ -63,8 +64,23 @@ class FailoverQuotaCounterTest {
                     CooldownRule.DEFAULT, null), NOW)).toList();
         }
 
+        @Override
+        public void replay(List<Entry> admissions) {
+            if (down || failReinstate) {
+                throw new Unavailable("down", null);
+            }
+            for (Entry entry : admissions) {
+                replayedEntries.add(entry);
+                QuotaCheck check = entry.bucket().equals(WINDOW)
+                        ? new QuotaCheck.Requests(entry.bucket(), Long.MAX_VALUE, entry.window(), null)
+                        : new QuotaCheck.Distinct(entry.bucket(), entry.member(), Long.MAX_VALUE, entry.window());
+                inside.record(new TrafficDemand(List.of(check), List.of(), CooldownRule.DEFAULT, null), entry.at());
+            }
+        }
+
         int reinstated;
         volatile boolean failReinstate;
+        final List<Entry> replayedEntries = new java.util.ArrayList<>();
     }
 
     private final SwitchableStore shared = new SwitchableStore();
@@ -172,6 +188,40 @@ class FailoverQuotaCounterTest {
         assertEquals(4, shared.inside.inFlight(SLOTS), "the second outage's request and the new one, not a copy");
         counter.release(alone.lease(), NOW);
         assertEquals(3, shared.inside.inFlight(SLOTS));
+    }
+
+    @Test
+    void whatWasAdmittedAloneCountsInTheSharedWindowsWhenItReturns() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 4, Duration.ofMinutes(1),
+                null), new QuotaCheck.Distinct(IPS, "192.0.2.1", 10, Duration.ofHours(1))), List.of(),
+                CooldownRule.DEFAULT, null);
+        assertTrue(counter.decide(demand, NOW).admitted(), "through the shared store");
+        shared.down = true;
+        for (int i = 1; i <= 3; i++) {
+            assertTrue(counter.decide(demand, NOW.plusSeconds(i)).admitted(), "alone, " + i);
+        }
+        assertFalse(counter.decide(demand, NOW.plusSeconds(4)).admitted(), "alone, the window is full");
+        shared.down = false;
+        assertFalse(counter.decide(demand, NOW.plusSeconds(5)).admitted(),
+                "the shared window holds the one it admitted and the three admitted alone");
+        assertEquals(4, shared.replayedEntries.size(), "three window entries and the one distinct member");
+        assertTrue(counter.decide(demand, NOW.plusSeconds(61)).admitted(), "the window moved on");
+        assertEquals(4, shared.replayedEntries.size(), "told once");
+    }
+
+    @Test
+    void admissionsThatLeftTheirWindowDuringTheOutageAreNotReplayed() {
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, Duration.ZERO);
+        shared.down = true;
+        assertTrue(counter.decide(demand(4, 100), NOW).admitted());
+        assertTrue(counter.decide(demand(4, 100), NOW.plusSeconds(70)).admitted());
+        shared.down = false;
+        counter.decide(demand(4, 100), NOW.plusSeconds(80));
+        assertEquals(1, shared.replayedEntries.stream().filter(e -> e.bucket().equals(WINDOW)).count(),
+                "only the admission still inside its minute");
     }
 
     @Test

@@ -189,6 +189,28 @@ class RedisQuotaCounterTest {
     }
 
     @Test
+    void replayedAdmissionsCountInTheWindowsAndSetsTheyWereMadeIn() {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        Bucket window = bucket(LimitScope.KEY, "burst");
+        Bucket ips = bucket(LimitScope.KEY, "ips");
+        Duration tenSeconds = Duration.ofSeconds(10);
+        counter.replay(List.of(new SharedQuotaStore.Entry(window, T0, "o-test-1:0", tenSeconds),
+                new SharedQuotaStore.Entry(window, T0.plusSeconds(1), "o-test-2:0", tenSeconds),
+                new SharedQuotaStore.Entry(window, T0.plusSeconds(1), "o-test-2:0", tenSeconds), // told twice
+                new SharedQuotaStore.Entry(ips, T0, "192.0.2.1", Duration.ofHours(1))));
+        TrafficDemand three = demand(new QuotaCheck.Requests(window, 3, tenSeconds, null));
+        QuotaDecision third = counter.decide(three, T0.plusSeconds(2));
+        assertTrue(third.admitted(), "two replayed, this is the third");
+        assertFalse(counter.decide(three, T0.plusSeconds(3)).admitted(), "the window holds three");
+        assertTrue(counter.decide(three, T0.plusMillis(10_001)).admitted(), "the first replayed one left at T0 + 10 s");
+
+        TrafficDemand oneIp = demand(new QuotaCheck.Distinct(ips, "192.0.2.2", 1, Duration.ofHours(1)));
+        assertFalse(counter.decide(oneIp, T0.plusSeconds(5)).admitted(), "the replayed member fills the set of one");
+        TrafficDemand sameIp = demand(new QuotaCheck.Distinct(ips, "192.0.2.1", 1, Duration.ofHours(1)));
+        assertTrue(counter.decide(sameIp, T0.plusSeconds(5)).admitted(), "a member already seen passes");
+    }
+
+    @Test
     void aReleasedLeaseIsNoLongerRenewed() {
         RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
         QuotaDecision decision = counter.decide(demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"),
