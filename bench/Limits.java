@@ -1499,9 +1499,10 @@ public class Limits {
                     "certain ≤ 200 (global again)", post10.certain() <= 200);
         }
         List<Call> around = admitted(calls.stream().filter(c -> c.sent >= tDown - MINUTE).toList());
-        row("G9", "all admissions in any 60 s window from 60 s before the outage to the end (documented: local "
-                + "counts are not carried back into Redis)", windows(around, MINUTE).text(), "informational (limit 600)",
-                "");
+        row("G9", "all admissions in any 60 s window from 60 s before the outage to the end (what the instances "
+                + "admitted alone is replayed into Redis when it returns; this Redis restarts empty, so what it had "
+                + "admitted itself before the outage is forgotten)", windows(around, MINUTE).text(),
+                "informational (limit 600)", "");
     }
 
     static boolean isLocal(long limit) {
