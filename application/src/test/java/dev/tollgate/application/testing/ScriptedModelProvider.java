@@ -70,7 +70,6 @@ public final class ScriptedModelProvider implements ModelProvider {
         return calls.get(calls.size() - 1);
     }
 
-    /** One upstream call, driven by the test. */
     /**
      * One call. Like a real provider it delivers events holding its own lock, and cancelling takes that lock too —
      * so a caller that cancels while holding a lock the events need would deadlock, as it would in production.
@@ -89,9 +88,43 @@ public final class ScriptedModelProvider implements ModelProvider {
             this.listener = listener;
         }
 
+        private volatile boolean closesLater;
+        private Runnable whenClosed;
+
         @Override
         public synchronized void cancel() {
             cancels++;
+        }
+
+        /** Like a network provider: the close takes effect later ({@link #closeNow()}) when asked to. */
+        @Override
+        public void cancel(Runnable closed) {
+            synchronized (this) {
+                cancels++;
+                if (closesLater) {
+                    whenClosed = closed;
+                    return;
+                }
+            }
+            closed.run();
+        }
+
+        /** From now on a client's cancel is reported closed only by {@link #closeNow()}. */
+        public Call closingLater() {
+            closesLater = true;
+            return this;
+        }
+
+        /** The connection is closed now: the cancel reports it (once). */
+        public void closeNow() {
+            Runnable closed;
+            synchronized (this) {
+                closed = whenClosed;
+                whenClosed = null;
+            }
+            if (closed != null) {
+                closed.run();
+            }
         }
 
         public boolean cancelled() {

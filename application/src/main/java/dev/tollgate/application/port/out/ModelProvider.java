@@ -21,6 +21,17 @@ public interface ModelProvider {
     interface UpstreamCall {
         /** Stops the upstream request (closes the connection); no event follows. */
         void cancel();
+
+        /**
+         * Stops the upstream request for a client that left, and runs {@code closed} once the connection is closed:
+         * what the provider had received before it closed still reaches the listener first (the client is billed
+         * what the upstream produced until then, G13); nothing follows {@code closed}. By default: {@link #cancel()},
+         * then {@code closed} at once.
+         */
+        default void cancel(Runnable closed) {
+            cancel();
+            closed.run();
+        }
     }
 
     /** Events of one upstream call. */

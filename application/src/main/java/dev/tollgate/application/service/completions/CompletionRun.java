@@ -63,6 +63,11 @@ final class CompletionRun implements RunningCompletion {
     private boolean started;
     private Long ttftMillis;
     private boolean done;
+    /** Cancelled by the client, not settled yet: output still arriving is counted. */
+    private boolean draining;
+
+    /** Longest wait for a cancelled upstream call to close before the request is settled without it. */
+    static final long DRAIN_LIMIT_MILLIS = 1000;
 
     CompletionRun(Context ctx, CompletionObserver observer) {
         this.ctx = ctx;
@@ -163,6 +168,11 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
+    /**
+     * The client left: the upstream call is closed, and the request is settled once it is — with what the upstream
+     * had sent until then, delivered to the client or not (G13: billed what the upstream produced before it saw the
+     * close). A provider that never reports the close is settled after {@value #DRAIN_LIMIT_MILLIS} ms all the same.
+     */
     @Override
     public void cancel() {
         ModelProvider.UpstreamCall abandoned;
@@ -171,11 +181,37 @@ final class CompletionRun implements RunningCompletion {
                 return;
             }
             done = true;
+            draining = true;
             cancelTimers();
             abandoned = call;
+        }
+        if (abandoned == null) {
+            settleDrained();
+            return;
+        }
+        ScheduledFuture<?> limit = ctx.timers().schedule(this::settleDrained, DRAIN_LIMIT_MILLIS,
+                TimeUnit.MILLISECONDS);
+        abandoned.cancel(() -> {
+            limit.cancel(false);
+            settleDrained();
+        });
+    }
+
+    /** Settles a cancelled request with what was received until now; only the first call counts. */
+    private synchronized void settleDrained() {
+        if (draining) {
+            draining = false;
             settle(partialUsage(), "cancelled");
         }
-        cancel(abandoned);
+    }
+
+    /** Output that arrived after the client left, before the upstream connection closed: billed, not forwarded. */
+    private synchronized boolean drained(Listener listener, String output) {
+        if (!draining || listener != current) {
+            return false;
+        }
+        delivered.append(output);
+        return true;
     }
 
     private TokenUsage partialUsage() {
@@ -255,6 +291,7 @@ final class CompletionRun implements RunningCompletion {
         public void onDelta(String text) {
             synchronized (CompletionRun.this) {
                 if (done || this != current || text.isEmpty()) {
+                    drained(this, text);
                     return;
                 }
                 onFirstByte();
@@ -267,6 +304,7 @@ final class CompletionRun implements RunningCompletion {
         public void onToolCallDelta(String toolCallsJson) {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {
+                    drained(this, toolCallsJson);
                     return;
                 }
                 onFirstByte();

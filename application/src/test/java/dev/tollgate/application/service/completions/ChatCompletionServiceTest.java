@@ -947,6 +947,41 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void outputTheUpstreamSentBeforeItsConnectionClosedIsBilledButNotForwarded() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall().closingLater();
+            call.firstByte().delta("a b");
+
+            started.running().cancel();
+            assertTrue(call.cancelled());
+            assertEquals(0, blocking.pending(), "not settled while the connection is still closing");
+            call.delta(" c d"); // read from the connection before it closed
+            call.closeNow();
+            call.delta(" e f"); // nothing follows the close in a real provider; ignored if it did
+
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(3, 4), row.usage(), "what the upstream produced until it closed");
+            assertEquals("cancelled", row.status());
+            assertEquals(List.of("started:alpha", "delta"), started.observer().events, "the client is gone");
+            assertEquals(1, ledger.settleCalls());
+        }
+
+        @Test
+        void aCancelledCallThatNeverReportsItsCloseIsSettledAfterTheDrainLimit() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall().closingLater();
+            call.firstByte().delta("a b");
+            started.running().cancel();
+            assertEquals(0, blocking.pending());
+
+            timers.advance(Duration.ofMillis(CompletionRun.DRAIN_LIMIT_MILLIS));
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(3, 2), row.usage());
+            call.closeNow();
+            assertEquals(0, blocking.pending(), "settled once");
+        }
+
+        @Test
         void cancellingBeforeAnyOutputChargesNothing() {
             Started started = start("test/solo", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();

@@ -55,6 +55,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
@@ -432,11 +433,38 @@ public final class UpstreamHttp implements AutoCloseable {
 
         @Override
         public void cancel() {
-            cancelled = true;
-            decoder.cancelled();
+            cancel(() -> { });
+        }
+
+        /**
+         * Closes the connection on its event loop, so that what it read before — already on its way to the listener
+         * — is delivered first and billed; {@code closed} runs once it is closed. A connection whose answer was
+         * complete went back to the pool and is left alone.
+         */
+        @Override
+        public void cancel(Runnable closed) {
             Channel ch = channel;
-            if (ch != null) {
+            if (ch == null) { // not connected yet: send() sees the flag and closes the connection it gets
+                cancelled = true;
+                decoder.cancelled();
+                closed.run();
+                return;
+            }
+            try {
+                ch.eventLoop().execute(() -> {
+                    cancelled = true;
+                    decoder.cancelled();
+                    if (finished) {
+                        closed.run();
+                    } else {
+                        ch.close().addListener(done -> closed.run());
+                    }
+                });
+            } catch (RejectedExecutionException e) { // the event loop is shutting down
+                cancelled = true;
+                decoder.cancelled();
                 ch.close();
+                closed.run();
             }
         }
     }
