@@ -245,6 +245,8 @@ public final class UpstreamHttp implements AutoCloseable {
      */
     @ChannelHandler.Sharable
     private static final class Exchange extends ChannelInboundHandlerAdapter implements ModelProvider.UpstreamCall {
+        /** How long a cancelled call keeps reading before its connection closes: one pass of the event loop. */
+        private static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
         private final ChannelPool pool;
         private final URI uri;
         private final Map<String, String> headers;
@@ -437,9 +439,10 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
-         * Closes the connection on its event loop, so that what it read before — already on its way to the listener
-         * — is delivered first and billed; {@code closed} runs once it is closed. A connection whose answer was
-         * complete went back to the pool and is left alone.
+         * Closes the connection on its event loop after one more pass of reading, so that what the upstream sent
+         * before the close — read already, or still in the socket's buffer — reaches the listener and is billed
+         * (G13); {@code closed} runs once the connection is closed. A connection whose answer was complete went back
+         * to the pool and is left alone.
          */
         @Override
         public void cancel(Runnable closed) {
@@ -452,13 +455,22 @@ public final class UpstreamHttp implements AutoCloseable {
             }
             try {
                 ch.eventLoop().execute(() -> {
-                    cancelled = true;
-                    decoder.cancelled();
                     if (finished) {
+                        cancelled = true;
+                        decoder.cancelled();
                         closed.run();
-                    } else {
-                        ch.close().addListener(done -> closed.run());
+                        return;
                     }
+                    ch.read(); // whatever the socket holds is read before the close below
+                    ch.eventLoop().schedule(() -> {
+                        cancelled = true;
+                        decoder.cancelled();
+                        if (finished) {
+                            closed.run();
+                        } else {
+                            ch.close().addListener(done -> closed.run());
+                        }
+                    }, DRAIN_NANOS, TimeUnit.NANOSECONDS);
                 });
             } catch (RejectedExecutionException e) { // the event loop is shutting down
                 cancelled = true;
