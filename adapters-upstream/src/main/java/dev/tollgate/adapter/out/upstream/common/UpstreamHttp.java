@@ -245,8 +245,10 @@ public final class UpstreamHttp implements AutoCloseable {
      */
     @ChannelHandler.Sharable
     private static final class Exchange extends ChannelInboundHandlerAdapter implements ModelProvider.UpstreamCall {
-        /** How long a cancelled call keeps reading before its connection closes: one pass of the event loop. */
+        /** How long a cancelled call keeps reading before it looks again whether more arrived. */
         private static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+        /** Most read passes of a cancelled call: an upstream that never pauses is cut after about this many ms. */
+        private static final int MAX_DRAIN_PASSES = 20;
         private final ChannelPool pool;
         private final URI uri;
         private final Map<String, String> headers;
@@ -266,6 +268,7 @@ public final class UpstreamHttp implements AutoCloseable {
         private boolean keepAlive;
         private ByteArrayOutputStream errorBody;
         private Throwable failure;
+        private long readsWhileDraining;
 
         Exchange(ChannelPool pool, URI uri, Map<String, String> headers, byte[] body,
                 ModelProvider.UpstreamListener listener, StreamingExchange.Decoder decoder) {
@@ -335,8 +338,31 @@ public final class UpstreamHttp implements AutoCloseable {
             return request;
         }
 
+        /**
+         * On the event loop: reads what the socket holds (it reaches the listener, see {@link #channelRead}) and
+         * closes once a pass read nothing more — or after {@value #MAX_DRAIN_PASSES} passes.
+         */
+        private void drainThenClose(Channel ch, Runnable closed, int pass) {
+            long before = readsWhileDraining;
+            ch.read();
+            ch.eventLoop().schedule(() -> {
+                if (!finished && readsWhileDraining != before && pass + 1 < MAX_DRAIN_PASSES) {
+                    drainThenClose(ch, closed, pass + 1);
+                    return;
+                }
+                cancelled = true;
+                decoder.cancelled();
+                if (finished) {
+                    closed.run();
+                } else {
+                    ch.close().addListener(done -> closed.run());
+                }
+            }, DRAIN_NANOS, TimeUnit.NANOSECONDS);
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            readsWhileDraining++;
             try {
                 if (finished || cancelled) {
                     return;
@@ -461,16 +487,7 @@ public final class UpstreamHttp implements AutoCloseable {
                         closed.run();
                         return;
                     }
-                    ch.read(); // whatever the socket holds is read before the close below
-                    ch.eventLoop().schedule(() -> {
-                        cancelled = true;
-                        decoder.cancelled();
-                        if (finished) {
-                            closed.run();
-                        } else {
-                            ch.close().addListener(done -> closed.run());
-                        }
-                    }, DRAIN_NANOS, TimeUnit.NANOSECONDS);
+                    drainThenClose(ch, closed, 0);
                 });
             } catch (RejectedExecutionException e) { // the event loop is shutting down
                 cancelled = true;
