@@ -86,6 +86,11 @@ class FailoverQuotaCounterTest {
     private final SwitchableStore shared = new SwitchableStore();
     private final InProcessQuotaCounter local = new InProcessQuotaCounter();
 
+    /** The only instance, asking the shared store again on every request while it is down. */
+    private FailoverQuotaCounter oneInstanceRetryingAtOnce() {
+        return new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE, () -> 1, Duration.ZERO);
+    }
+
     private static TrafficDemand demand(long limit, long slots) {
         return new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, limit, Duration.ofMinutes(1), null),
                 new QuotaCheck.Concurrency(SLOTS, slots)), List.of(), CooldownRule.DEFAULT, null);
@@ -121,8 +126,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void slotsTakenLocallyCountInTheSharedStoreWhenItReturnsAndGoBackInBoth() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         QuotaDecision local1 = counter.decide(demand(10, 2), NOW);
         assertTrue(local1.admitted());
@@ -146,8 +150,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void aRequestThatEndsDuringTheOutageIsNotAdopted() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         counter.release(counter.decide(demand(10, 2), NOW).lease(), NOW);
         shared.down = false;
@@ -157,8 +160,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void everyRequestStillRunningFromTheOutageIsAdopted() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         QuotaDecision alone = counter.decide(demand(10, 5), NOW);
         assertTrue(counter.decide(demand(10, 5), NOW).admitted(), "still local");
@@ -173,8 +175,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void aRequestHandedOverAfterOneOutageIsNotHandedOverAgainAfterTheNext() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         QuotaDecision alone = counter.decide(demand(10, 5), NOW);
         shared.down = false;
@@ -192,8 +193,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void whatWasAdmittedAloneCountsInTheSharedWindowsWhenItReturns() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 4, Duration.ofMinutes(1),
                 null), new QuotaCheck.Distinct(IPS, "192.0.2.1", 10, Duration.ofHours(1))), List.of(),
                 CooldownRule.DEFAULT, null);
@@ -213,8 +213,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void admissionsThatLeftTheirWindowDuringTheOutageAreNotReplayed() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         assertTrue(counter.decide(demand(4, 100), NOW).admitted());
         assertTrue(counter.decide(demand(4, 100), NOW.plusSeconds(70)).admitted());
@@ -226,8 +225,7 @@ class FailoverQuotaCounterTest {
 
     @Test
     void aSharedStoreThatFailsWhileBeingToldWhatRunsStaysDown() {
-        FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 1, Duration.ZERO);
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
         shared.down = true;
         counter.decide(demand(10, 5), NOW);
         shared.down = false;
