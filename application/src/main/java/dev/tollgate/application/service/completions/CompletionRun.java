@@ -206,12 +206,10 @@ final class CompletionRun implements RunningCompletion {
     }
 
     /** Output that arrived after the client left, before the upstream connection closed: billed, not forwarded. */
-    private synchronized boolean drained(Listener listener, String output) {
-        if (!draining || listener != current) {
-            return false;
+    private synchronized void drained(Listener listener, String output) {
+        if (draining && listener == current) {
+            delivered.append(output);
         }
-        delivered.append(output);
-        return true;
     }
 
     private TokenUsage partialUsage() {

@@ -465,10 +465,10 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
-         * Closes the connection on its event loop after one more pass of reading, so that what the upstream sent
-         * before the close — read already, or still in the socket's buffer — reaches the listener and is billed
-         * (G13); {@code closed} runs once the connection is closed. A connection whose answer was complete went back
-         * to the pool and is left alone.
+         * Closes the connection on its event loop once a pass of reading finds nothing more ({@link #drainThenClose}),
+         * so that what the upstream sent before the close — read already, or still in the socket's buffer — reaches
+         * the listener and is billed (G13); {@code closed} runs once the connection is closed. A connection whose
+         * answer was complete went back to the pool and is left alone.
          */
         @Override
         public void cancel(Runnable closed) {
