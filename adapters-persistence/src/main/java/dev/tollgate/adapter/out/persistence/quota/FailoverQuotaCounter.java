@@ -112,7 +112,8 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private void rememberAlone(TrafficDemand demand, Instant now) {
         ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows = aloneInWindows;
         Map<String, SharedQuotaStore.Entry> sets = aloneInSets;
-        String request = replayPrefix + replayed.incrementAndGet() + ":";
+        long number = replayed.incrementAndGet();
+        String request = replayPrefix + number + ":";
         for (int i = 0; i < demand.checks().size(); i++) {
             QuotaCheck check = demand.checks().get(i);
             if (check instanceof QuotaCheck.Requests r) {
@@ -126,7 +127,7 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         while ((oldest = windows.peekFirst()) != null && !stillCounts(oldest, now)) {
             windows.pollFirst();
         }
-        if (replayed.get() % 4096 == 0) {
+        if (number % 4096 == 0) {
             sets.values().removeIf(entry -> !stillCounts(entry, now));
         }
     }

@@ -194,10 +194,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         String[] keys = new String[fixedKeys];
         String[] args = new String[HEADER + PER_CHECK * checkCount];
         long millis = now.toEpochMilli();
-        // Least significant digit first: the sorted sets compare members from their first byte, and so tell two of
-        // this instance's requests apart at once.
-        String id = new StringBuilder(Long.toString(sequence.incrementAndGet(), 36)).reverse().append('-')
-                .append(instance).toString();
+        String id = nextLeaseId("-");
         args[0] = Long.toString(millis);
         args[1] = id;
         args[2] = leaseTtl;
@@ -419,9 +416,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         List<SlotLease> taken = new ArrayList<>(adopted.size());
         for (SlotLease lease : adopted) {
             if (!lease.isEmpty()) {
-                String id = new StringBuilder(Long.toString(sequence.incrementAndGet(), 36)).reverse()
-                        .append("-a-").append(instance).toString();
-                taken.add(new SlotLease(id, lease.slots()));
+                taken.add(new SlotLease(nextLeaseId("-a-"), lease.slots()));
             }
         }
         taken.forEach(lease -> held.put(lease.id(), lease));
@@ -543,7 +538,17 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 + (cause.getMessage() == null ? "" : " " + cause.getMessage()), cause);
     }
 
-    private static String slotMember(String leaseId, int slot) {
+    /**
+     * A lease id unique across instances: this instance's sequence number, least significant digit first (the
+     * sorted sets compare members from their first byte, and so tell two of this instance's leases apart at once),
+     * {@code tag}, then the instance's random id.
+     */
+    private String nextLeaseId(String tag) {
+        return new StringBuilder(Long.toString(sequence.incrementAndGet(), 36)).reverse().append(tag)
+                .append(instance).toString();
+    }
+
+        private static String slotMember(String leaseId, int slot) {
         return leaseId + '#' + slot;
     }
 

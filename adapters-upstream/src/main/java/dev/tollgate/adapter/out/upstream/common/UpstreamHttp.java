@@ -268,7 +268,8 @@ public final class UpstreamHttp implements AutoCloseable {
         private boolean keepAlive;
         private ByteArrayOutputStream errorBody;
         private Throwable failure;
-        private long readsWhileDraining;
+        /** Messages read on this connection: a drain pass that saw the number move reads again. */
+        private long reads;
 
         Exchange(ChannelPool pool, URI uri, Map<String, String> headers, byte[] body,
                 ModelProvider.UpstreamListener listener, StreamingExchange.Decoder decoder) {
@@ -343,10 +344,10 @@ public final class UpstreamHttp implements AutoCloseable {
          * closes once a pass read nothing more — or after {@value #MAX_DRAIN_PASSES} passes.
          */
         private void drainThenClose(Channel ch, Runnable closed, int pass) {
-            long before = readsWhileDraining;
+            long before = reads;
             ch.read();
             ch.eventLoop().schedule(() -> {
-                if (!finished && readsWhileDraining != before && pass + 1 < MAX_DRAIN_PASSES) {
+                if (!finished && reads != before && pass + 1 < MAX_DRAIN_PASSES) {
                     drainThenClose(ch, closed, pass + 1);
                     return;
                 }
@@ -362,7 +363,7 @@ public final class UpstreamHttp implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            readsWhileDraining++;
+            reads++;
             try {
                 if (finished || cancelled) {
                     return;
