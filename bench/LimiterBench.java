@@ -49,6 +49,7 @@ public class LimiterBench {
         QuotaCounter counter = switch (store) {
             case "in-process" -> new InProcessQuotaCounter();
             case "baseline" -> new AdmitAll();
+            case "redis-floor" -> new RoundTrip("redis://127.0.0.1:6379");
             default -> RedisQuotaCounter.connect(store, prefix, Duration.ofMillis(250), Duration.ofSeconds(30),
                     Clock.systemUTC());
         };
@@ -85,6 +86,32 @@ public class LimiterBench {
         @Override
         public void release(dev.tollgate.domain.quota.SlotLease lease, java.time.Instant now) {
             // nothing was counted
+        }
+    }
+
+    /**
+     * The Redis floor: admits everything like {@link AdmitAll}, after one round trip to Redis each (a script that
+     * does nothing, on one shared connection, as the Redis store talks to it): what any Redis-backed decision
+     * costs at least on this machine, before the script does any work.
+     */
+    private static final class RoundTrip implements QuotaCounter {
+        private final io.lettuce.core.api.sync.RedisCommands<String, String> redis;
+        private final String sha;
+
+        RoundTrip(String uri) {
+            redis = RedisClient.create(uri).connect().sync();
+            sha = redis.scriptLoad("return 1");
+        }
+
+        @Override
+        public QuotaDecision decide(TrafficDemand demand, java.time.Instant now) {
+            redis.evalsha(sha, io.lettuce.core.ScriptOutputType.INTEGER, new String[0]);
+            return new QuotaDecision(List.of(), null, new dev.tollgate.domain.quota.SlotLease("all", demand.slots()));
+        }
+
+        @Override
+        public void release(dev.tollgate.domain.quota.SlotLease lease, java.time.Instant now) {
+            redis.evalsha(sha, io.lettuce.core.ScriptOutputType.INTEGER, new String[0]);
         }
     }
 

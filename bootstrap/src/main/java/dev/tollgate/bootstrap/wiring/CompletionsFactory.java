@@ -27,6 +27,7 @@ import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.http.netty.channel.EventLoopGroupConfiguration;
 import io.micronaut.http.netty.channel.EventLoopGroupFactory;
 import io.micronaut.http.netty.channel.EventLoopGroupRegistry;
 import io.micronaut.http.netty.channel.NettyChannelType;
@@ -84,13 +85,18 @@ public class CompletionsFactory {
         return timers;
     }
 
-    /** Upstream calls run on the server's own event loops: an answer is passed on without a thread hand-off. */
+    /**
+     * Upstream calls run on the server's own event loops: an answer is passed on without a thread hand-off. The
+     * channel class follows the default loops' own configuration (epoll or NIO), as the server's channels do.
+     */
     @Singleton
     @Bean(preDestroy = "close")
     UpstreamHttp upstreamHttp(EventLoopGroupRegistry loops, EventLoopGroupFactory transports,
             @Value("${tollgate.upstream.pool-idle-timeout:30s}") Duration idleTimeout) {
-        return new UpstreamHttp(loops.getDefaultEventLoopGroup(), transports.channelClass(NettyChannelType.CLIENT_SOCKET),
-                idleTimeout);
+        EventLoopGroupConfiguration loopConfiguration =
+                loops.getEventLoopGroupConfiguration(EventLoopGroupConfiguration.DEFAULT).orElse(null);
+        return new UpstreamHttp(loops.getDefaultEventLoopGroup(),
+                transports.channelClass(NettyChannelType.CLIENT_SOCKET, loopConfiguration), idleTimeout);
     }
 
     /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */

@@ -99,6 +99,7 @@ class PlaygroundE2ETest extends GatewayE2ETest {
                         model: upstream-free
                         input-usd-per-million: "1"
                         output-usd-per-million: "2"
+                        capabilities: {tools: true, response-format: true}
                   - id: pg/slow
                     owned-by: test
                     created: 1767225600
@@ -200,6 +201,28 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         assertFalse(sent.contains("555-0132"), sent);
         assertTrue(sent.contains("I am [email], card [card], phone [phone]"), sent);
         assertFalse(reply.raw().body().contains("[email]"), "nothing about the sanitising is announced");
+    }
+
+    @Test
+    void personalDataInStopToolsAndResponseFormatNeverReachesTheUpstream() {
+        UPSTREAM_BODIES.clear();
+        String body = "{\"model\":\"pg/free\",\"max_tokens\":50,\"stop\":[\"Regards, ann@example.org\"],"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],"
+                + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"notify\",\"description\":"
+                + "\"Texts +44 20 7946 0958\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}}],"
+                + "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"r\",\"schema\":"
+                + "{\"type\":\"string\",\"examples\":[\"SSN 123-45-6789\"]}}}}";
+        Reply reply = playground(freshIp(), null, body);
+        assertEquals(200, reply.status(), reply.raw().body());
+        assertEquals(1, UPSTREAM_BODIES.size());
+        String sent = UPSTREAM_BODIES.get(0);
+        assertFalse(sent.contains("ann@example.org"), sent);
+        assertFalse(sent.contains("7946"), sent);
+        assertFalse(sent.contains("123-45"), sent);
+        assertTrue(sent.contains("Regards, [email]"), sent);
+        assertTrue(sent.contains("Texts [phone]"), sent);
+        assertTrue(sent.contains("SSN [ssn]"), sent);
+        assertTrue(sent.contains("\"name\":\"notify\""), "the tool itself is kept: " + sent);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.tollgate.domain.catalog.ModelId;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * A validated chat-completion request (§2.3). Sampling parameters are exact decimals (they are never money, but
@@ -41,15 +42,21 @@ public record ChatRequest(
     }
 
     /**
-     * The same request with what a person wrote passed through {@code sanitiser}: every message's text and the
-     * string values of its JSON, and the {@code user} field.
+     * The same request with every text that goes upstream passed through {@code sanitiser}: each message's text
+     * and the strings of its JSON, the stop sequences, the strings of {@code tools}, {@code tool_choice} and
+     * {@code response_format} (descriptions, schemas, examples), and the {@code user} field.
      */
-    public ChatRequest sanitised(java.util.function.UnaryOperator<String> sanitiser) {
+    public ChatRequest sanitised(UnaryOperator<String> sanitiser) {
         List<ChatMessage> clean = messages.stream().map(m -> new ChatMessage(m.role(), sanitiser.apply(m.text()),
                 JsonStrings.mapLiterals(m.json(), sanitiser))).toList();
-        return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop,
-                seed, logprobs, topLogprobs, responseFormatJson, toolsJson, toolChoiceJson,
-                user == null ? null : sanitiser.apply(user), stream);
+        return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty,
+                stop.stream().map(sanitiser).toList(), seed, logprobs, topLogprobs,
+                literals(responseFormatJson, sanitiser), literals(toolsJson, sanitiser),
+                literals(toolChoiceJson, sanitiser), user == null ? null : sanitiser.apply(user), stream);
+    }
+
+    private static String literals(String json, UnaryOperator<String> sanitiser) {
+        return json == null ? null : JsonStrings.mapLiterals(json, sanitiser);
     }
 
     /** All message text, for token estimates and the simulator. */

@@ -57,6 +57,30 @@ class PiiRedactorTest {
     }
 
     @Test
+    void stopSequencesToolsToolChoiceAndResponseFormatAreSanitisedToo() {
+        ChatMessage message = new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}");
+        String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"notify\",\"description\":"
+                + "\"Mails ann@example.org\",\"parameters\":{\"type\":\"object\",\"properties\":{\"to\":"
+                + "{\"type\":\"string\",\"default\":\"+1 (415) 555-0132\"}}}}}]";
+        String toolChoice = "{\"type\":\"function\",\"function\":{\"name\":\"notify\"}}";
+        String format = "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"card\",\"schema\":"
+                + "{\"type\":\"string\",\"examples\":[\"4111 1111 1111 1111\"]}}}";
+        ChatRequest request = new ChatRequest(new dev.tollgate.domain.catalog.ModelId("m"), List.of(message), null,
+                null, null, null, null, List.of("END", "SSN 123-45-6789"), null, false, null, format, tools,
+                toolChoice, null, false).sanitised(redact);
+        assertEquals(List.of("END", "SSN [ssn]"), request.stop());
+        assertEquals(tools.replace("ann@example.org", "[email]").replace("+1 (415) 555-0132", "[phone]"),
+                request.toolsJson());
+        assertEquals(toolChoice, request.toolChoiceJson(), "nothing personal: unchanged");
+        assertEquals(format.replace("4111 1111 1111 1111", "[card]"), request.responseFormatJson());
+        ChatRequest bare = new ChatRequest(new dev.tollgate.domain.catalog.ModelId("m"), List.of(message), null,
+                null, null, null, null, null, null, false, null, null, null, null, null, false).sanitised(redact);
+        assertEquals(List.of(), bare.stop());
+        assertEquals(null, bare.toolsJson());
+        assertEquals(null, bare.responseFormatJson());
+    }
+
+    @Test
     void jsonLiteralsKeepTheirEscapesAndBrokenJsonIsRefused() {
         assertEquals("{\"a\":\"x\\\"y\\n\\u0001\",\"n\":5}",
                 JsonStrings.mapLiterals("{\"a\":\"x\\\"y\\n\\u0001\",\"n\":5}", s -> s));
