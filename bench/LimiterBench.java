@@ -29,9 +29,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * and its sorted sets / rings hold what they would in production. Prints p50, p99 and p99.9 of one decision and
  * of one release, the rate reached, and how many requests were refused (expected: none).
  *
- * Usage: java -cp bootstrap/target/tollgate.jar bench/LimiterBench.java in-process|redis://127.0.0.1:6379|baseline
- * [threads] [seconds]. "baseline" times the same loop around a store that admits everything without looking: the
- * timing floor of this machine and harness (thread wake-ups, preemption, the loop's own garbage), to compare with.
+ * Usage: java -cp bootstrap/target/tollgate.jar bench/LimiterBench.java
+ * in-process|redis://127.0.0.1:6379|baseline|redis-floor [threads] [seconds]. "baseline" times the same loop around
+ * a store that admits everything without looking: the timing floor of this machine and harness (thread wake-ups,
+ * preemption, the loop's own garbage), to compare with. "redis-floor" admits everything too, after one round trip
+ * to the Redis on 127.0.0.1:6379 each: the floor of any Redis-backed decision.
  */
 public class LimiterBench {
 

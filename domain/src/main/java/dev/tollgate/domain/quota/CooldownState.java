@@ -42,6 +42,11 @@ public final class CooldownState implements QuotaState {
         return until - now;
     }
 
+    /** The milliseconds left of a running cooldown at {@code now} (0: none), without starting one. */
+    public long remainingMillis(long now) {
+        return until > now ? until - now : 0;
+    }
+
     public void recordBlock(long now) {
         blocks[next] = now;
         next = (next + 1) % blocks.length;

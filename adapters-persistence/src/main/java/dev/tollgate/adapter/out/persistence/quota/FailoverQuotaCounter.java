@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * granted alone during the outage, and its own leases that expired there while they could not be renewed — so that
  * it does not admit a whole concurrency cap on top of requests that are still running — and what this instance
  * admitted alone that its request windows and distinct sets still hold ({@link SharedQuotaStore#replay}), so that
- * a window spanning the recovery counts the requests of both sides.
+ * a window spanning the recovery counts the requests of both sides, and the cooldowns running here
+ * ({@link SharedQuotaStore#replayCooldowns}), so that a caller cooled down during the outage stays so.
  */
 public final class FailoverQuotaCounter implements QuotaCounter {
 
@@ -171,8 +172,10 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 admissions.add(entry);
             }
         }
+        List<SharedQuotaStore.Cooldown> cooldowns = local.cooldowns(now);
         try {
             shared.replay(admissions);
+            shared.replayCooldowns(cooldowns, now);
         } catch (Unavailable e) {
             aloneInWindows.addAll(windows); // told again at the next try (an admission added twice counts once)
             aloneInSets.putAll(sets);
@@ -180,8 +183,8 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         }
         down = false;
         LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
-                + "admitted during the outage still run, {} admissions still in their windows, now counted there)",
-                running.size(), admissions.size());
+                + "admitted during the outage still run, {} admissions still in their windows and {} running "
+                + "cooldowns, now counted there)", running.size(), admissions.size(), cooldowns.size());
     }
 
     private TrafficDemand share(TrafficDemand demand) {

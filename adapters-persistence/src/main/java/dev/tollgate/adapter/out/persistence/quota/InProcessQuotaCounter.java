@@ -1,7 +1,9 @@
 package dev.tollgate.adapter.out.persistence.quota;
 
 import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.BehaviourState;
 import dev.tollgate.domain.quota.Bucket;
+import dev.tollgate.domain.quota.CooldownState;
 import dev.tollgate.domain.quota.LocalQuotas;
 import dev.tollgate.domain.quota.QuotaCheck;
 import dev.tollgate.domain.quota.QuotaDecision;
@@ -10,6 +12,7 @@ import dev.tollgate.domain.quota.SlotLease;
 import dev.tollgate.domain.quota.TrafficDemand;
 import java.time.Instant;
 import java.util.AbstractMap;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,6 +105,28 @@ public final class InProcessQuotaCounter implements QuotaCounter {
             }
         }
         return total;
+    }
+
+    /** The cooldowns running at {@code now}, request-limit and behavioural, each with its end. */
+    public List<SharedQuotaStore.Cooldown> cooldowns(Instant now) {
+        long millis = now.toEpochMilli();
+        List<SharedQuotaStore.Cooldown> running = new ArrayList<>();
+        for (Stripe stripe : stripes) {
+            stripe.lock.lock();
+            try {
+                for (Map.Entry<String, QuotaState> entry : stripe.states.entrySet()) {
+                    long left = entry.getValue() instanceof CooldownState cooldown ? cooldown.remainingMillis(millis)
+                            : entry.getValue() instanceof BehaviourState behaviour ? behaviour.cooldownMillis(millis)
+                            : 0;
+                    if (left > 0) {
+                        running.add(new SharedQuotaStore.Cooldown(entry.getKey(), now.plusMillis(left)));
+                    }
+                }
+            } finally {
+                stripe.lock.unlock();
+            }
+        }
+        return running;
     }
 
     /** Bucket states held right now, idle or not (what decisions' sweeps have left). */

@@ -45,6 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -96,6 +97,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
     private final Script renew = Script.load("renew.lua");
     private final Script release = Script.load("release.lua");
     private final Script replay = Script.load("replay.lua");
+    private final Script replayCooldowns = Script.load("cooldowns.lua");
     private final String instance = randomId();
     private final AtomicLong sequence = new AtomicLong();
     private final Map<String, SlotLease> held = new ConcurrentHashMap<>();
@@ -105,6 +107,11 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
     private volatile long lastConnectFailure;
     private volatile RedisException connectFailure;
     private volatile boolean closed;
+    /**
+     * Redis answered NOSCRIPT: it lost its script cache, as a restart does, and with it (unless it persists) the
+     * slot sets of requests still running here: the next renewal puts them back rather than only extending them.
+     */
+    private final AtomicBoolean scriptCacheLost = new AtomicBoolean();
 
     private RedisQuotaCounter(RedisClient client, String endpoint, String prefix, Duration leaseTtl, Clock clock) {
         this.client = client;
@@ -390,11 +397,24 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
 
     private void renewHeldLeases() {
         if (held.isEmpty() || closed) {
+            scriptCacheLost.set(false); // nothing runs here that Redis should count
             return;
         }
+        boolean restarted = scriptCacheLost.getAndSet(false);
         try {
-            renew(held.values(), "renew");
+            renew(held.values(), restarted ? "reinstate" : "renew");
+            if (!restarted && scriptCacheLost.getAndSet(false)) { // found out by this very renewal
+                restarted = true;
+                renew(held.values(), "reinstate");
+            }
+            if (restarted) {
+                LOG.warn("Redis at {} lost its scripts (a restart?): the slots of {} requests still running here "
+                        + "were put back", endpoint, held.size());
+            }
         } catch (Unavailable e) {
+            if (restarted) {
+                scriptCacheLost.set(true); // the next renewal tries again
+            }
             LOG.warn("Concurrency leases not renewed: {}", e.getMessage());
         } catch (RuntimeException e) {
             // The executor would silently stop renewing for good after an uncaught exception.
@@ -439,16 +459,37 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             args.add(entry.member());
             args.add(Long.toString(entry.window().toMillis()));
             if (keys.size() >= RENEW_BATCH) {
-                replayBatch(keys, args);
+                replayBatch(replay, keys, args);
             }
         }
         if (!keys.isEmpty()) {
-            replayBatch(keys, args);
+            replayBatch(replay, keys, args);
         }
     }
 
-    private void replayBatch(List<String> keys, List<String> args) {
-        run(replay, ScriptOutputType.INTEGER, keys.toArray(String[]::new), args.toArray(String[]::new));
+    @Override
+    public void replayCooldowns(List<Cooldown> cooldowns, Instant now) {
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (Cooldown cooldown : cooldowns) {
+            long left = cooldown.until().toEpochMilli() - now.toEpochMilli();
+            if (left <= 0) {
+                continue;
+            }
+            keys.add(prefix + cooldown.key());
+            args.add(Long.toString(cooldown.until().toEpochMilli()));
+            args.add(Long.toString(left));
+            if (keys.size() >= RENEW_BATCH) {
+                replayBatch(replayCooldowns, keys, args);
+            }
+        }
+        if (!keys.isEmpty()) {
+            replayBatch(replayCooldowns, keys, args);
+        }
+    }
+
+    private void replayBatch(Script script, List<String> keys, List<String> args) {
+        run(script, ScriptOutputType.INTEGER, keys.toArray(String[]::new), args.toArray(String[]::new));
         keys.clear();
         args.clear();
     }
@@ -489,7 +530,15 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             try {
                 return redis.evalsha(script.sha, type, keys, args);
             } catch (RedisNoScriptException e) {
-                // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+                // The server lost its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again, and
+                // the slots of requests still running here are put back at once (a restart loses them too).
+                if (scriptCacheLost.compareAndSet(false, true) && script != renew) {
+                    try {
+                        renewal.execute(this::renewHeldLeases);
+                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                        // closing: nothing left to put back
+                    }
+                }
                 return redis.eval(script.body, type, keys, args);
             }
         } catch (RedisException e) {
@@ -515,7 +564,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             try {
                 StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8);
                 try {
-                    for (Script script : List.of(decide, renew, release, replay)) {
+                    for (Script script : List.of(decide, renew, release, replay, replayCooldowns)) {
                         opened.sync().scriptLoad(script.body);
                     }
                 } catch (RedisException e) {

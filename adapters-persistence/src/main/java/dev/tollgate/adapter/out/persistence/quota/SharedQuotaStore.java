@@ -29,9 +29,22 @@ public interface SharedQuotaStore extends QuotaCounter {
     void replay(List<Entry> admissions);
 
     /**
+     * After an outage: the cooldowns (request-limit and behavioural) that an instance started alone during it and
+     * that still run at {@code now} last at least until their ends here too; a longer one already here stays.
+     * Telling one twice is harmless.
+     *
+     * @throws QuotaCounter.Unavailable the store does not answer (some may have been told)
+     */
+    void replayCooldowns(List<Cooldown> cooldowns, Instant now);
+
+    /**
      * One admission in one window: for a request window its own member (unique across instances), for a distinct
      * set the member seen.
      */
     record Entry(Bucket bucket, Instant at, String member, Duration window) {
+    }
+
+    /** A running cooldown: the key of its state (a cooldown or behaviour bucket's {@link Bucket#key()}) and its end. */
+    record Cooldown(String key, Instant until) {
     }
 }

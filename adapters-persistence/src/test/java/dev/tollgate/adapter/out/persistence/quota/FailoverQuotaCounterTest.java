@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.persistence.quota;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -78,9 +79,18 @@ class FailoverQuotaCounterTest {
             }
         }
 
+        @Override
+        public void replayCooldowns(List<Cooldown> cooldowns, Instant now) {
+            if (down || failReinstate) {
+                throw new Unavailable("down", null);
+            }
+            replayedCooldowns.addAll(cooldowns);
+        }
+
         int reinstated;
         volatile boolean failReinstate;
         final List<Entry> replayedEntries = new java.util.ArrayList<>();
+        final List<Cooldown> replayedCooldowns = new java.util.ArrayList<>();
     }
 
     private final SwitchableStore shared = new SwitchableStore();
@@ -209,6 +219,24 @@ class FailoverQuotaCounterTest {
         assertEquals(4, shared.replayedEntries.size(), "three window entries and the one distinct member");
         assertTrue(counter.decide(demand, NOW.plusSeconds(61)).admitted(), "the window moved on");
         assertEquals(4, shared.replayedEntries.size(), "told once");
+    }
+
+    @Test
+    void aCooldownStartedAloneIsHandedToTheSharedStoreWhenItReturns() {
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
+        Bucket scope = new Bucket(LimitScope.KEY, "k", "scope");
+        CooldownRule oneBlock = new CooldownRule(1, Duration.ofMinutes(1), Duration.ofSeconds(30));
+        TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 1, Duration.ofMinutes(1),
+                scope)), List.of(scope), oneBlock, null);
+        shared.down = true;
+        assertTrue(counter.decide(demand, NOW).admitted(), "alone");
+        assertFalse(counter.decide(demand, NOW.plusSeconds(1)).admitted(), "the window is full: a block");
+        QuotaDecision cooled = counter.decide(demand, NOW.plusSeconds(2));
+        assertNotNull(cooled.cooldown(), "one block starts the cooldown here");
+        shared.down = false;
+        counter.decide(demand, NOW.plusSeconds(12));
+        assertEquals(List.of(new SharedQuotaStore.Cooldown(scope.withRule("cooldown").key(), NOW.plusSeconds(32))),
+                shared.replayedCooldowns, "told with its end");
     }
 
     @Test

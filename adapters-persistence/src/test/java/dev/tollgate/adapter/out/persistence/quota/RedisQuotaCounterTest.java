@@ -211,6 +211,67 @@ class RedisQuotaCounterTest {
     }
 
     @Test
+    void replayedCooldownsHoldUntilTheirEndAndNeverShortenOneAlreadyThere() {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        Bucket scope = bucket(LimitScope.KEY, "rpm");
+        Bucket behaviour = new Bucket(LimitScope.KEY_IP_MODEL, subject, "calls");
+        String behaviourKey = behaviour.withRule("behaviour").key();
+        counter.replayCooldowns(List.of(new SharedQuotaStore.Cooldown(scope.withRule("cooldown").key(),
+                        T0.plusSeconds(30)),
+                new SharedQuotaStore.Cooldown(behaviourKey, T0.plusSeconds(40)),
+                new SharedQuotaStore.Cooldown("key:cooldown:ended", T0.minusSeconds(1))), T0);
+        TrafficDemand scoped = new TrafficDemand(List.of(new QuotaCheck.Requests(scope, 10, Duration.ofMinutes(1),
+                scope)), List.of(scope), COOLDOWN, null);
+        QuotaDecision refused = counter.decide(scoped, T0.plusSeconds(10));
+        assertFalse(refused.admitted(), "the request-limit cooldown started alone holds here");
+        assertEquals(Duration.ofSeconds(20), refused.cooldown().retryAfter());
+        assertFalse(refused.cooldown().behavioural());
+        assertTrue(counter.decide(scoped, T0.plusSeconds(30)).admitted(), "and ends when it ends");
+
+        TrafficDemand sampled = new TrafficDemand(List.of(new QuotaCheck.Requests(bucket(LimitScope.KEY, "other"),
+                10, Duration.ofMinutes(1), null)), List.of(), COOLDOWN, new BehaviourSample(behaviour, 9L, false,
+                        BehaviourRule.DEFAULT));
+        QuotaDecision cooled = counter.decide(sampled, T0.plusSeconds(10));
+        assertFalse(cooled.admitted());
+        assertTrue(cooled.cooldown().behavioural());
+        assertEquals(Duration.ofSeconds(30), cooled.cooldown().retryAfter());
+
+        counter.replayCooldowns(List.of(new SharedQuotaStore.Cooldown(behaviourKey, T0.plusSeconds(15))),
+                T0.plusSeconds(11));
+        assertEquals(Duration.ofSeconds(28), counter.decide(sampled, T0.plusSeconds(12)).cooldown().retryAfter(),
+                "an earlier end told later does not shorten the cooldown");
+        RedisTestSupport.withRedis(redis -> assertEquals(0, redis.sync().exists(PREFIX + "key:cooldown:ended")));
+    }
+
+    @Test
+    void slotsOfRunningRequestsComeBackWhenRedisRestartsEmpty() throws InterruptedException {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        Bucket slots = bucket(LimitScope.KEY, "inflight");
+        TrafficDemand two = demand(new QuotaCheck.Concurrency(slots, 2));
+        Instant now = Instant.now(); // renewals use the counter's (system) clock
+        assertTrue(counter.decide(two, now).admitted(), "a request that keeps running");
+        // What a restart without persistence leaves: no scripts and no data.
+        RedisTestSupport.withRedis(redis -> {
+            redis.sync().scriptFlush();
+            redis.sync().del(PREFIX + slots.key());
+        });
+        assertTrue(counter.decide(two, now.plusMillis(1)).admitted(), "the second slot (Redis saw none taken)");
+        long taken = 0;
+        for (int i = 0; i < 250 && taken < 2; i++) {
+            Thread.sleep(20);
+            taken = zcard(PREFIX + slots.key());
+        }
+        assertEquals(2, taken, "the running request's slot was put back, without waiting for a renewal");
+        assertFalse(counter.decide(two, now.plusMillis(2)).admitted(), "the cap of two holds again");
+    }
+
+    private static long zcard(String key) {
+        long[] n = new long[1];
+        RedisTestSupport.withRedis(redis -> n[0] = redis.sync().zcard(key));
+        return n[0];
+    }
+
+    @Test
     void aReleasedLeaseIsNoLongerRenewed() {
         RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
         QuotaDecision decision = counter.decide(demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"),
