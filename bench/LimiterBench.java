@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What the traffic limits add to a request, measured on the store alone: THREADS callers (32 by default, the
@@ -30,7 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * of one release, the rate reached, and how many requests were refused (expected: none).
  *
  * Usage: java -cp bootstrap/target/tollgate.jar bench/LimiterBench.java
- * in-process|redis://127.0.0.1:6379|baseline|redis-floor [threads] [seconds]. "baseline" times the same loop around
+ * in-process|redis://127.0.0.1:6379|baseline|redis-floor [threads] [seconds] [lockstep|spread]. "lockstep" (the
+ * default) starts every caller at once and holds each request 10 ms, so the callers stay in phase and arrive in
+ * bursts of up to THREADS at a time; "spread" starts them out of phase and holds each request 5-15 ms (uniform,
+ * mean 10 ms), so they arrive one by one as independent clients would. "baseline" times the same loop around
  * a store that admits everything without looking: the timing floor of this machine and harness (thread wake-ups,
  * preemption, the loop's own garbage), to compare with. "redis-floor" admits everything too, after one round trip
  * to the Redis on 127.0.0.1:6379 each: the floor of any Redis-backed decision.
@@ -47,6 +51,11 @@ public class LimiterBench {
         String store = args.length > 0 ? args[0] : "in-process";
         int threads = args.length > 1 ? Integer.parseInt(args[1]) : 32;
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+        boolean spread = switch (args.length > 3 ? args[3] : "lockstep") {
+            case "lockstep" -> false;
+            case "spread" -> true;
+            default -> throw new IllegalArgumentException("arrivals: lockstep or spread");
+        };
         String prefix = "tollgate-limiterbench-" + ProcessHandle.current().pid() + ":";
         QuotaCounter counter = switch (store) {
             case "in-process" -> new InProcessQuotaCounter();
@@ -57,8 +66,8 @@ public class LimiterBench {
         };
         TrafficRules rules = new TrafficRules(TrafficLimits.DEFAULTS);
         try {
-            run(counter, rules, threads, 5, false); // warm-up: JIT, connections, buckets
-            Result result = run(counter, rules, threads, seconds, true);
+            run(counter, rules, threads, 5, spread); // warm-up: JIT, connections, buckets
+            Result result = run(counter, rules, threads, seconds, spread);
             System.out.println("| store | threads | decisions/s | refused | decide p50 / p99 / p99.9 | release p50 / p99 |");
             System.out.println("|---|---|---|---|---|---|");
             System.out.printf("| %s | %d | %.0f | %d | %s / %s / %s ms | %s / %s ms |%n",
@@ -117,7 +126,7 @@ public class LimiterBench {
         }
     }
 
-    private static Result run(QuotaCounter counter, TrafficRules rules, int threads, int seconds, boolean measure)
+    private static Result run(QuotaCounter counter, TrafficRules rules, int threads, int seconds, boolean spread)
             throws InterruptedException {
         long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         AtomicLong refused = new AtomicLong();
@@ -134,6 +143,9 @@ public class LimiterBench {
             counts.add(count);
             Thread worker = new Thread(() -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
+                if (spread) {
+                    LockSupport.parkNanos(random.nextLong(10_000_000)); // callers start out of phase
+                }
                 while (System.nanoTime() < end && count[0] < decide.length) {
                     int key = random.nextInt(KEYS);
                     TrafficRules.Caller caller = new TrafficRules.Caller("key-" + key, "account-" + key % ACCOUNTS,
@@ -149,11 +161,9 @@ public class LimiterBench {
                         refused.incrementAndGet();
                         continue;
                     }
-                    try {
-                        Thread.sleep(10); // the request runs, holding its slots
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+                    // The request runs, holding its slots: 10 ms each in lockstep (all callers start together
+                    // and stay in phase), 5-15 ms when spread (requests of varied length, out of phase).
+                    LockSupport.parkNanos(spread ? random.nextLong(5_000_000, 15_000_001) : 10_000_000);
                     long released = System.nanoTime();
                     counter.release(decision.lease(), Clock.systemUTC().instant());
                     release[count[1]++] = System.nanoTime() - released;
