@@ -99,13 +99,32 @@ class BadInputE2ETest extends GatewayE2ETest {
     }
 
     @Test
-    void aNonJsonContentTypeWithAJsonBodyIsStillRead() {
+    void managementBodiesMustBeDeclaredJson() {
         String gpm = readWriteKey();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(server.getURL() + "/api/v1/keys"))
-                .header("Authorization", "Bearer " + gpm)
-                .header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"plain\"}")).build();
-        Reply reply = exchange(request);
-        assertEquals(201, reply.status(), reply.raw().body());
+        String hash = (String) createKey(gpm, "{\"name\":\"typed\"}").data().get("hash");
+        for (String type : new String[] {"text/plain", "application/x-www-form-urlencoded", null}) {
+            Reply created = exchange(typed("POST", "/api/v1/keys", gpm, type, "{\"name\":\"plain\"}"));
+            assertManagementError(created, 415, null);
+            assertTrue(created.error().get("message").toString().contains("application/json"), created.raw().body());
+            assertManagementError(exchange(typed("PATCH", "/api/v1/keys/" + hash, gpm, type, "{\"disabled\":true}")),
+                    415, null);
+        }
+        assertEquals(1, ((List<?>) get("/api/v1/keys", gpm).json().get("data")).size(), "nothing was created");
+        assertEquals(Boolean.FALSE, get("/api/v1/keys/" + hash, gpm).data().get("disabled"), "nothing was changed");
+        assertEquals(201, exchange(typed("POST", "/api/v1/keys", gpm, "Application/JSON; charset=UTF-8",
+                "{\"name\":\"charset\"}")).status(), "parameters and case do not matter");
+        assertEquals(200, exchange(typed("DELETE", "/api/v1/keys/" + hash, gpm, null, null)).status(),
+                "a request without a body needs no type");
+    }
+
+    private HttpRequest typed(String method, String path, String key, String contentType, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(server.getURL() + path))
+                .header("Authorization", "Bearer " + key)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        return request.build();
     }
 }

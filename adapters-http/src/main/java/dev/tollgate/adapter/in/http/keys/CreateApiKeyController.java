@@ -1,6 +1,5 @@
 package dev.tollgate.adapter.in.http.keys;
 
-import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
 import dev.tollgate.application.port.in.keys.CreatedApiKey;
 import io.micronaut.core.annotation.Nullable;
@@ -32,7 +31,7 @@ public class CreateApiKeyController {
     HttpResponse<KeyResponses.Created> create(HttpRequest<?> request, @Body @Nullable byte[] body) {
         var principal = authentication.principal(request);
         principal.requireWriteAccess();
-        CreatedApiKey created = createApiKey.create(principal, KeyRequests.create(JsonObjectBody.parse(body)));
+        CreatedApiKey created = createApiKey.create(principal, KeyRequests.create(KeysControllers.jsonBody(request, body)));
         return HttpResponse.created(
                 new KeyResponses.Created(created.rawKey().reveal(), ApiKeyRecord.of(created.details())));
     }
