@@ -92,6 +92,11 @@ public final class TrafficRules {
         return List.of(keyIp, key, account);
     }
 
+    /**
+     * A subject's minute window and, right after it, its burst window: every demand that counts a subject in one
+     * counts it in the other, so the burst window's admissions are always the minute window's newest ones. Stores
+     * may rely on that (the Redis store keeps one log for both).
+     */
     private void requests(List<QuotaCheck> checks, Bucket perMinute, TrafficLimits.RequestRate rate,
             Bucket cooldownScope) {
         checks.add(new QuotaCheck.Requests(perMinute, rate.perMinute(), MINUTE, cooldownScope));

@@ -28,6 +28,26 @@ class TrafficRulesTest {
     }
 
     @Test
+    void everyBurstWindowComesRightAfterItsSubjectsMinuteWindow() {
+        for (TrafficDemand demand : List.of(rules.modelRequest(caller, shape), rules.modelRequest(caller, null),
+                rules.userPlayground(caller, shape))) {
+            List<QuotaCheck> checks = demand.checks();
+            int pairs = 0;
+            for (int i = 0; i < checks.size(); i++) {
+                if (checks.get(i) instanceof QuotaCheck.Requests r && r.bucket().rule().equals("burst")) {
+                    QuotaCheck.Requests minute = (QuotaCheck.Requests) checks.get(i - 1);
+                    assertEquals(r.bucket().withRule(minute.bucket().rule()), minute.bucket());
+                    assertTrue(minute.window().compareTo(r.window()) >= 0);
+                    pairs++;
+                }
+            }
+            assertEquals(4, pairs, "key, key+IP, account and IP: " + checks);
+            assertEquals(8, checks.stream().filter(c -> c instanceof QuotaCheck.Requests).count(),
+                    "no request window without its pair");
+        }
+    }
+
+    @Test
     void aCompletionIsCountedInEveryBucketOfTheSpecTable() {
         Map<String, QuotaCheck> checks = byKey(rules.modelRequest(caller, shape));
         assertRequests(checks.get("key:rpm:key-1"), 600, Duration.ofMinutes(1));

@@ -240,6 +240,11 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             if (check instanceof QuotaCheck.Requests r) {
                 long window = r.window().toMillis();
                 args[at] = "R";
+                if (c > 0 && nests(checks.get(c - 1), r)) {
+                    // Counted in the window before it, which holds the same admissions over a longer time.
+                    args[at] = "N";
+                    keys[c] = keys[c - 1];
+                }
                 args[at + 2] = Long.toString(window);
                 args[at + 3] = Long.toString(millis - window);
                 String cooldownIndex = "0";
@@ -294,6 +299,19 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             throw e;
         }
         return decision(demand, reply, id);
+    }
+
+    /**
+     * Whether request window {@code inner} is nested in {@code outer}, the check before it in the demand: the same
+     * subject in the same scope over no longer a window. The domain always asks for a subject's burst window right
+     * after its minute window ({@code TrafficRules}), so every admission of the burst window is one of the minute
+     * window's, and its log is the minute window's log cut to the last seconds: one sorted set serves both (the
+     * burst count is a {@code ZCOUNT} of it), a quarter fewer Redis commands per decision.
+     */
+    static boolean nests(QuotaCheck outer, QuotaCheck.Requests inner) {
+        return outer instanceof QuotaCheck.Requests o && o.bucket().scope() == inner.bucket().scope()
+                && o.bucket().subject().equals(inner.bucket().subject()) && o.window().compareTo(inner.window()) >= 0
+                && !o.bucket().equals(inner.bucket());
     }
 
     @Override

@@ -14,6 +14,10 @@
 -- then 5 values per check, from ARGV[18]:
 --   R (requests): R, limit, window (ms), now - window (times up to it have left the window), KEYS index of its
 --                 cooldown state (0: none)
+--   N (requests, nested): as R, for a window nested in the R check just before it (same subject, no longer a
+--                 window: a burst window after its minute window), whose sorted set it shares (same KEYS entry).
+--                 Every admission of one is an admission of the other, so the nested log is the outer log's
+--                 newest part: counted with ZCOUNT, never written on its own.
 --   D (distinct): D, limit, window (ms), now - window, member
 --   C (slots):    C, limit, -, -, slot member
 --   T / t (tokens, blocking / reporting only): T or t, limit, window (ms), tokens, key TTL (2 window, ms)
@@ -399,6 +403,18 @@ for c = 1, checkCount do
             -- The (used - limit + 1) oldest must leave before there is room for one more: the limit-th newest.
             wait = tonumber(call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
         end
+    elseif kind == 'N' then
+        -- The outer check just pruned the set to its own, longer window.
+        local n = call('ZCOUNT', key, '(' .. ARGV[at + 3], '+inf')
+        counts[c] = n
+        used = n
+        if used > limit then
+            used = math.min(used, math.max(limit, MIN_RING))
+        end
+        if used >= limit then
+            -- At least limit admissions lie in the nested window, so the limit-th newest of the set is one of them.
+            wait = tonumber(call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
+        end
     elseif kind == 'D' then
         call('ZREMRANGEBYSCORE', key, '-inf', ARGV[at + 3])
         local n = call('ZCARD', key)
@@ -439,7 +455,7 @@ if not passes then
         local at = BASE + 5 * c - 4
         local kind, key = ARGV[at], KEYS[c]
         local reset = 0
-        if kind == 'R' or kind == 'D' then
+        if kind == 'R' or kind == 'N' or kind == 'D' then
             if counts[c] > 0 then
                 reset = newest(key) + number(ARGV[at + 2]) - now
             end
@@ -456,7 +472,8 @@ if not passes then
     if blockKind == 0 then
         for c = 1, checkCount do
             local at = BASE + 5 * c - 4
-            if ARGV[at] == 'R' and ARGV[at + 4] ~= '0' and reply[3 * c + 3] > 0 then
+            local kind = ARGV[at]
+            if (kind == 'R' or kind == 'N') and ARGV[at + 4] ~= '0' and reply[3 * c + 3] > 0 then
                 recordBlock(KEYS[tonumber(ARGV[at + 4])])
             end
         end
@@ -479,6 +496,10 @@ for c = 1, checkCount do
         call('ZADD', key, nowText, request .. (SUFFIX[c] or (':' .. c)))
         call('PEXPIRE', key, ARGV[at + 2])
         used = math.min(n, math.max(limits[c], MIN_RING))
+        reset = number(ARGV[at + 2])
+    elseif kind == 'N' then
+        -- Counted by the outer check's ZADD.
+        used = math.min(counts[c] + 1, math.max(limits[c], MIN_RING))
         reset = number(ARGV[at + 2])
     elseif kind == 'D' then
         used = (recorded[key] or counts[c]) + call('ZADD', key, nowText, ARGV[at + 4])
