@@ -314,6 +314,13 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 && !o.bucket().equals(inner.bucket());
     }
 
+    /** {@link #nests} for two replayed window entries of one admission (a nested window has no set of its own). */
+    private static boolean nested(Entry outer, Entry inner) {
+        return outer.at().equals(inner.at()) && outer.bucket().scope() == inner.bucket().scope()
+                && outer.bucket().subject().equals(inner.bucket().subject())
+                && !outer.bucket().equals(inner.bucket()) && outer.window().compareTo(inner.window()) >= 0;
+    }
+
     @Override
     public void release(SlotLease lease, Instant now) {
         if (lease.isEmpty()) {
@@ -471,7 +478,13 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
     public void replay(List<Entry> admissions) {
         List<String> keys = new ArrayList<>();
         List<String> args = new ArrayList<>();
+        Entry previous = null;
         for (Entry entry : admissions) {
+            Entry outer = previous;
+            previous = entry;
+            if (outer != null && nested(outer, entry)) {
+                continue; // counted through the outer window's entry for the same admission, just before it
+            }
             keys.add(prefix + entry.bucket().key());
             args.add(Long.toString(entry.at().toEpochMilli()));
             args.add(entry.member());

@@ -189,6 +189,26 @@ class RedisQuotaCounterTest {
     }
 
     @Test
+    void aSubjectsBurstWindowCountsInItsMinuteWindowsSetReplayedAdmissionsIncluded() {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        Bucket minute = bucket(LimitScope.ACCOUNT, "rpm");
+        Bucket burst = minute.withRule("burst");
+        counter.replay(List.of(new SharedQuotaStore.Entry(minute, T0, "o-pair-1:0", Duration.ofMinutes(1)),
+                new SharedQuotaStore.Entry(burst, T0, "o-pair-1:1", Duration.ofSeconds(10))));
+        TrafficDemand pair = demand(new QuotaCheck.Requests(minute, 10, Duration.ofMinutes(1), null),
+                new QuotaCheck.Requests(burst, 2, Duration.ofSeconds(10), null));
+        QuotaDecision second = counter.decide(pair, T0.plusSeconds(1));
+        assertTrue(second.admitted());
+        assertEquals(2, second.states().get(0).used(), "minute window: the replayed admission and this one");
+        assertEquals(2, second.states().get(1).used(), "burst window: the same two");
+        QuotaDecision third = counter.decide(pair, T0.plusSeconds(2));
+        assertFalse(third.admitted(), "a burst of two is full");
+        assertEquals(Duration.ofSeconds(8), third.states().get(1).retryAfter(), "until the replayed one leaves");
+        assertTrue(counter.decide(pair, T0.plusSeconds(10)).admitted(), "it left the burst window at T0 + 10 s");
+        assertFalse(RedisTestSupport.keys(PREFIX).contains(PREFIX + burst.key()), "the burst window has no set");
+    }
+
+    @Test
     void replayedAdmissionsCountInTheWindowsAndSetsTheyWereMadeIn() {
         RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
         Bucket window = bucket(LimitScope.KEY, "burst");
