@@ -193,9 +193,7 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         UPSTREAM_BODIES.clear();
         Reply reply = playground(freshIp(), null, ask("pg/free",
                 "I am jane.doe@example.com, card 4111 1111 1111 1111, phone +1 (415) 555-0132"));
-        assertEquals(200, reply.status(), reply.raw().body());
-        assertEquals(1, UPSTREAM_BODIES.size());
-        String sent = UPSTREAM_BODIES.get(0);
+        String sent = theOneUpstreamBody(reply);
         assertFalse(sent.contains("jane.doe"), sent);
         assertFalse(sent.contains("4111"), sent);
         assertFalse(sent.contains("555-0132"), sent);
@@ -212,10 +210,7 @@ class PlaygroundE2ETest extends GatewayE2ETest {
                 + "\"Texts +44 20 7946 0958\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}}],"
                 + "\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"r\",\"schema\":"
                 + "{\"type\":\"string\",\"examples\":[\"SSN 123-45-6789\"]}}}}";
-        Reply reply = playground(freshIp(), null, body);
-        assertEquals(200, reply.status(), reply.raw().body());
-        assertEquals(1, UPSTREAM_BODIES.size());
-        String sent = UPSTREAM_BODIES.get(0);
+        String sent = theOneUpstreamBody(playground(freshIp(), null, body));
         assertFalse(sent.contains("ann@example.org"), sent);
         assertFalse(sent.contains("7946"), sent);
         assertFalse(sent.contains("123-45"), sent);
@@ -223,6 +218,13 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         assertTrue(sent.contains("Texts [phone]"), sent);
         assertTrue(sent.contains("SSN [ssn]"), sent);
         assertTrue(sent.contains("\"name\":\"notify\""), "the tool itself is kept: " + sent);
+    }
+
+    /** What the upstream received for a served playground request (the only one since the bodies were cleared). */
+    private static String theOneUpstreamBody(Reply reply) {
+        assertEquals(200, reply.status(), reply.raw().body());
+        assertEquals(1, UPSTREAM_BODIES.size());
+        return UPSTREAM_BODIES.get(0);
     }
 
     @Test

@@ -390,9 +390,15 @@ for c = 1, checkCount do
     local limit = number(ARGV[at + 1])
     local used, wait = 0, 0
     limits[c] = limit
-    if kind == 'R' then
-        call('ZREMRANGEBYSCORE', key, '-inf', ARGV[at + 3])
-        local n = call('ZCARD', key)
+    if kind == 'R' or kind == 'N' then
+        local n
+        if kind == 'R' then
+            call('ZREMRANGEBYSCORE', key, '-inf', ARGV[at + 3])
+            n = call('ZCARD', key)
+        else
+            -- The outer check just pruned the set to its own, longer window: count the newest part.
+            n = call('ZCOUNT', key, '(' .. ARGV[at + 3], '+inf')
+        end
         counts[c] = n
         used = n
         if used > limit then
@@ -400,19 +406,8 @@ for c = 1, checkCount do
             used = math.min(used, math.max(limit, MIN_RING))
         end
         if used >= limit then
-            -- The (used - limit + 1) oldest must leave before there is room for one more: the limit-th newest.
-            wait = tonumber(call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
-        end
-    elseif kind == 'N' then
-        -- The outer check just pruned the set to its own, longer window.
-        local n = call('ZCOUNT', key, '(' .. ARGV[at + 3], '+inf')
-        counts[c] = n
-        used = n
-        if used > limit then
-            used = math.min(used, math.max(limit, MIN_RING))
-        end
-        if used >= limit then
-            -- At least limit admissions lie in the nested window, so the limit-th newest of the set is one of them.
+            -- The (used - limit + 1) oldest must leave before there is room for one more: the limit-th newest
+            -- (of a nested window's set too: at least limit of its admissions lie in the nested window).
             wait = tonumber(call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
         end
     elseif kind == 'D' then
