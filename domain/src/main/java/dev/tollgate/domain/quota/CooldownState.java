@@ -23,8 +23,9 @@ public final class CooldownState implements QuotaState {
      * cooldown when enough blocks lie within the rule's window before {@code now}.
      */
     public long cooldownMillis(long now) {
-        if (until > now) {
-            return until - now;
+        long left = remainingMillis(now);
+        if (left > 0) {
+            return left;
         }
         long within = rule.within().toMillis();
         int recent = 0;
