@@ -65,6 +65,10 @@ import org.slf4j.LoggerFactory;
  * entry, and the reset reported right after an admission is the window's length even where a newer entry (from a
  * clock ahead) lies in it. Under a clock that never steps back the decisions are the domain's exactly; the
  * equivalence test compares these windows under such a clock, and every other kind under steps back too.
+ *
+ * <p>One assumption about the demands: a request window right after another of the same subject and no shorter
+ * window (a burst window after its minute window, as {@code TrafficRules} always builds them) holds only that
+ * window's newest admissions, so it is counted in the other's sorted set and has none of its own ({@link #nests}).
  */
 public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable {
 
