@@ -94,17 +94,22 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
      * was being committed may show it in one and not yet in the other.
      */
     private String usageShowing(Browser browser, String requestId) throws InterruptedException {
+        return usageShowing(browser, requestId, "");
+    }
+
+    /** The same, drawn once it also shows {@code text} (the balance is one more query of its own). */
+    private String usageShowing(Browser browser, String requestId, String text) throws InterruptedException {
         String today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).toString();
         String page = "";
         for (int i = 0; i < 100; i++) {
             page = browser.get("/usage").body();
-            if (page.contains(requestId) && !page.contains(today + ": $0.00 (0 requests)")) {
+            if (page.contains(requestId) && !page.contains(today + ": $0.00 (0 requests)") && page.contains(text)) {
                 return page;
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("request " + requestId + " never appeared in the chart and activity of /usage: "
-                + page);
+        throw new AssertionError("request " + requestId + " never appeared in the chart and activity of /usage"
+                + (text.isEmpty() ? "" : " together with '" + text + "'") + ": " + page);
     }
 
     private static String money(long micros) {
@@ -116,9 +121,10 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
     void aRequestShowsWithItsCostInTheChartTheActivityTheCsvAndTheBalance() throws InterruptedException {
         Customer alice = customer("usage key");
         String requestId = chat(alice.gp(), "tollgate/simulator-priced");
-        String page = usageShowing(alice.browser(), requestId);
+        usageShowing(alice.browser(), requestId);
         long cost = costMicros(requestId);
         assertTrue(cost > 0, "the priced model costs something");
+        String page = usageShowing(alice.browser(), requestId, money(5_000_000 - cost));
         String today = LocalDate.ofInstant(clock.instant(), ZoneOffset.UTC).toString();
 
         assertTrue(page.contains("data-day=\"" + today + "\" data-value=\"" + money(cost) + "\""), page);

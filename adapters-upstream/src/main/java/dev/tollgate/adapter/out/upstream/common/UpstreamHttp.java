@@ -249,6 +249,11 @@ public final class UpstreamHttp implements AutoCloseable {
         private static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
         /** Most read passes of a cancelled call: an upstream that never pauses is cut after about this many ms. */
         private static final int MAX_DRAIN_PASSES = 20;
+        /**
+         * Passes in a row that must read nothing before the close. With one, an event loop that got the CPU late
+         * (a busy machine) could close right after the upstream sent more, losing those tokens to the bill.
+         */
+        private static final int QUIET_PASSES = 2;
         private final ChannelPool pool;
         private final URI uri;
         private final Map<String, String> headers;
@@ -341,14 +346,16 @@ public final class UpstreamHttp implements AutoCloseable {
 
         /**
          * On the event loop: reads what the socket holds (it reaches the listener, see {@link #channelRead}) and
-         * closes once a pass read nothing more — or after {@value #MAX_DRAIN_PASSES} passes.
+         * closes once {@value #QUIET_PASSES} passes in a row read nothing more — or after {@value #MAX_DRAIN_PASSES}
+         * passes.
          */
-        private void drainThenClose(Channel ch, Runnable closed, int pass) {
+        private void drainThenClose(Channel ch, Runnable closed, int pass, int quiet) {
             long before = reads;
             ch.read();
             ch.eventLoop().schedule(() -> {
-                if (!finished && reads != before && pass + 1 < MAX_DRAIN_PASSES) {
-                    drainThenClose(ch, closed, pass + 1);
+                int quietNow = reads == before ? quiet + 1 : 0;
+                if (!finished && quietNow < QUIET_PASSES && pass + 1 < MAX_DRAIN_PASSES) {
+                    drainThenClose(ch, closed, pass + 1, quietNow);
                     return;
                 }
                 cancelled = true;
@@ -466,7 +473,7 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
-         * Closes the connection on its event loop once a pass of reading finds nothing more ({@link #drainThenClose}),
+         * Closes the connection on its event loop once passes of reading find nothing more ({@link #drainThenClose}),
          * so that what the upstream sent before the close — read already, or still in the socket's buffer — reaches
          * the listener and is billed (G13); {@code closed} runs once the connection is closed. A connection whose
          * answer was complete went back to the pool and is left alone.
@@ -488,7 +495,7 @@ public final class UpstreamHttp implements AutoCloseable {
                         closed.run();
                         return;
                     }
-                    drainThenClose(ch, closed, 0);
+                    drainThenClose(ch, closed, 0, 0);
                 });
             } catch (RejectedExecutionException e) { // the event loop is shutting down
                 cancelled = true;
