@@ -80,6 +80,8 @@ public class LimiterBench {
             if (counter instanceof RedisQuotaCounter redis) {
                 redis.close();
                 deleteKeys(store, prefix);
+            } else if (counter instanceof RoundTrip roundTrip) {
+                roundTrip.close();
             }
         }
     }
@@ -105,13 +107,20 @@ public class LimiterBench {
      * does nothing, on one shared connection, as the Redis store talks to it): what any Redis-backed decision
      * costs at least on this machine, before the script does any work.
      */
-    private static final class RoundTrip implements QuotaCounter {
+    private static final class RoundTrip implements QuotaCounter, AutoCloseable {
+        private final RedisClient client;
         private final io.lettuce.core.api.sync.RedisCommands<String, String> redis;
         private final String sha;
 
         RoundTrip(String uri) {
-            redis = RedisClient.create(uri).connect().sync();
+            client = RedisClient.create(uri);
+            redis = client.connect().sync();
             sha = redis.scriptLoad("return 1");
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
         }
 
         @Override
