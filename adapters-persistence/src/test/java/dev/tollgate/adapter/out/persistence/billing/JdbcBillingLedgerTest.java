@@ -32,6 +32,7 @@ import dev.tollgate.domain.shared.KeyName;
 import dev.tollgate.domain.shared.RawKey;
 import dev.tollgate.domain.shared.Usd;
 import dev.tollgate.domain.spend.KeyUsage;
+import dev.tollgate.domain.spend.SpendWindows;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.data.jdbc.runtime.JdbcOperations;
 import io.micronaut.transaction.TransactionOperations;
@@ -425,6 +426,46 @@ class JdbcBillingLedgerTest {
         // April 1 starts with the whole daily limit.
         assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, newRequestId(), dollars("1"), finished)));
         assertEquals(3_000_000 - 654_321 - 1_000_000, available(payer.accountId()).micros());
+    }
+
+    @Test
+    void theSettlementsSpendWindowsAreTheDomainsForAnyInstant() throws SQLException {
+        // Any microsecond over eight years, Monday boundaries included: every charge lands in the rows of its
+        // admission's windows as SpendWindows defines them, and nowhere else.
+        Payer payer = newPayer(dollars("100"), null);
+        java.util.Random random = new java.util.Random(9);
+        Map<String, Long> expected = new java.util.TreeMap<>();
+        long lifetime = 0;
+        for (int i = 0; i < 300; i++) {
+            // any microsecond from 2023 to 2031, and every 20th one a microsecond before or at a Monday 00:00 UTC
+            Instant admitted = Instant.parse("2023-01-01T00:00:00Z").plus(
+                    random.nextLong(8L * 365 * 86_400_000_000L), java.time.temporal.ChronoUnit.MICROS);
+            if (i % 20 == 0) {
+                Instant monday = SpendWindows.windowStart(LimitReset.WEEKLY, admitted);
+                admitted = i % 40 == 0 ? monday : monday.minusNanos(1000);
+            }
+            long cost = 1 + random.nextInt(1000);
+            String requestId = newRequestId();
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, Usd.ofMicros(cost), admitted)));
+            assertTrue(ledger.settle(settlement(payer, requestId, Usd.ofMicros(cost), admitted.plusSeconds(1))));
+            lifetime += cost;
+            for (LimitReset period : LimitReset.values()) {
+                expected.merge(period.wireName() + " " + SpendWindows.windowStart(period, admitted), cost, Long::sum);
+            }
+        }
+        expected.put("lifetime " + Instant.EPOCH, lifetime);
+        Map<String, Long> stored = new java.util.TreeMap<>();
+        try (Connection connection = connect(); PreparedStatement statement = connection.prepareStatement(
+                "SELECT period, period_start, spent_micros FROM api_key_spend WHERE api_key_id = ?")) {
+            statement.setObject(1, payer.apiKeyId().value());
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    stored.put(rs.getString(1) + " " + rs.getObject(2, OffsetDateTime.class).toInstant(),
+                            rs.getLong(3));
+                }
+            }
+        }
+        assertEquals(expected, stored);
     }
 
     @Test
