@@ -22,13 +22,9 @@ cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 java -Dsun.net.httpserver.nodelay=true bench/MockUpstream.java 18500 >"$WORK/mock.log" 2>&1 & PIDS+=($!)
-# As bench/run.sh: every traffic limit checked, none reached.
-HIGH=1000000000
-export TOLLGATE_CATALOG=$PWD/bench/catalog.yml TOLLGATE_LIMITS_KEY_PER_MINUTE=$HIGH TOLLGATE_LIMITS_KEY_BURST=$HIGH \
-  TOLLGATE_LIMITS_KEY_IP_PER_MINUTE=$HIGH TOLLGATE_LIMITS_KEY_IP_BURST=$HIGH TOLLGATE_LIMITS_ACCOUNT_PER_MINUTE=$HIGH \
-  TOLLGATE_LIMITS_ACCOUNT_BURST=$HIGH TOLLGATE_LIMITS_IP_PER_MINUTE=$HIGH TOLLGATE_LIMITS_IP_BURST=$HIGH \
-  TOLLGATE_LIMITS_KEY_CONCURRENCY=100000 TOLLGATE_LIMITS_ACCOUNT_CONCURRENCY=100000 \
-  TOLLGATE_LIMITS_BEHAVIOUR_IDENTICAL=$HIGH TOLLGATE_LIMITS_BEHAVIOUR_MINIMAL=$HIGH
+export TOLLGATE_CATALOG=$PWD/bench/catalog.yml
+# shellcheck source=bench/limits-raised.sh
+. bench/limits-raised.sh
 
 declare -A JAR PORT PID KEY
 JAR[A]=$JAR_A; JAR[B]=$JAR_B; PORT[A]=18600; PORT[B]=18601

@@ -21,14 +21,8 @@ trap cleanup EXIT
 
 java -Dsun.net.httpserver.nodelay=true bench/MockUpstream.java 18500 >"$WORK/mock.log" 2>&1 & PIDS+=($!)
 export TOLLGATE_DATA_DIR=$WORK/data TOLLGATE_CATALOG=$ROOT/bench/catalog.yml
-# Every traffic limit stays on (each request is checked against all §8.1 buckets, slots and cooldowns) but with
-# limits far above what one key can send here, so that the benchmark measures the checks, not refusals.
-HIGH=1000000000
-export TOLLGATE_LIMITS_KEY_PER_MINUTE=$HIGH TOLLGATE_LIMITS_KEY_BURST=$HIGH TOLLGATE_LIMITS_KEY_IP_PER_MINUTE=$HIGH \
-  TOLLGATE_LIMITS_KEY_IP_BURST=$HIGH TOLLGATE_LIMITS_ACCOUNT_PER_MINUTE=$HIGH TOLLGATE_LIMITS_ACCOUNT_BURST=$HIGH \
-  TOLLGATE_LIMITS_IP_PER_MINUTE=$HIGH TOLLGATE_LIMITS_IP_BURST=$HIGH TOLLGATE_LIMITS_KEY_CONCURRENCY=100000 \
-  TOLLGATE_LIMITS_ACCOUNT_CONCURRENCY=100000 TOLLGATE_LIMITS_BEHAVIOUR_IDENTICAL=$HIGH \
-  TOLLGATE_LIMITS_BEHAVIOUR_MINIMAL=$HIGH
+# shellcheck source=bench/limits-raised.sh
+. bench/limits-raised.sh
 start_gateway() { # log file
   local log=$1
   # shellcheck disable=SC2086 # the options are words
