@@ -1,12 +1,21 @@
 package dev.tollgate.bootstrap.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micronaut.core.type.Argument;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
 /** Bad input always gets the §7.1 envelope with the right status and an actionable message, never a 500. */
@@ -115,6 +124,148 @@ class BadInputE2ETest extends GatewayE2ETest {
                 "{\"name\":\"charset\"}")).status(), "parameters and case do not matter");
         assertEquals(200, exchange(typed("DELETE", "/api/v1/keys/" + hash, gpm, null, null)).status(),
                 "a request without a body needs no type");
+    }
+
+    @Test
+    void anExpiryMustBeATimestampThatExistsWithAFourDigitYear() {
+        String gpm = readWriteKey();
+        String hash = (String) createKey(gpm, "{\"name\":\"target\"}").data().get("hash");
+        for (String value : List.of("+12030-01-01T00:00:00Z", "12030-01-01T00:00:00Z", "2030-02-30T00:00:00Z",
+                "2031-02-29T12:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:00.Z",
+                "2030-01-01", "2030-01-01T00:00:00", "2030-1-01T00:00:00Z", "2030-01-01T00:00:00+2", "")) {
+            String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
+            Reply created = post("/api/v1/keys", gpm, body);
+            assertManagementError(created, 400, null);
+            assertTrue(created.error().get("message").toString().contains("expires_at"),
+                    body + " -> " + created.error());
+            Reply patched = patch("/api/v1/keys/" + hash, gpm, "{\"expires_at\":\"" + value + "\"}");
+            assertManagementError(patched, 400, null);
+        }
+        assertEquals(null, get("/api/v1/keys/" + hash, gpm).data().get("expires_at"), "nothing was changed");
+        record Accepted(String sent, String stored) {
+        }
+        for (Accepted c : List.of(new Accepted("2030-01-01T00:00:00.1234567891Z", "2030-01-01T00:00:00.123Z"),
+                new Accepted("2030-01-01t00:00:00z", "2030-01-01T00:00:00.000Z"),
+                new Accepted("2030-01-01T02:00+02:00", "2030-01-01T00:00:00.000Z"),
+                new Accepted("2032-02-29T23:59:59.999-00:30", "2032-03-01T00:29:59.999Z"))) {
+            Reply created = createKey(gpm, "{\"name\":\"x\",\"expires_at\":\"" + c.sent() + "\"}");
+            assertEquals(c.stored(), created.data().get("expires_at"), c.sent());
+        }
+    }
+
+    @Test
+    void aNameWithAnUnpairedSurrogateIsRefusedNotStoredAsSomethingElse() {
+        String gpm = readWriteKey();
+        String hash = (String) createKey(gpm, "{\"name\":\"target\"}").data().get("hash");
+        for (String name : List.of("x\\ud800y", "\\udc00", "\\ud83d")) {
+            Reply created = post("/api/v1/keys", gpm, "{\"name\":\"" + name + "\"}");
+            assertManagementError(created, 400, null);
+            assertTrue(created.error().get("message").toString().contains("name"), created.raw().body());
+            assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"name\":\"" + name + "\"}"), 400, null);
+        }
+        Reply pair = createKey(gpm, "{\"name\":\"rocket \\ud83d\\ude80\"}");
+        assertEquals("rocket \ud83d\ude80", pair.data().get("name"));
+        assertEquals("target", get("/api/v1/keys/" + hash, gpm).data().get("name"));
+    }
+
+    @Test
+    void aBodyThatDoesNotDecompressAsItsEncodingSaysIs400InEachSurfacesEnvelope() throws IOException {
+        String gpm = readWriteKey();
+        String plain = "{\"name\":\"zipped\"}";
+        Reply management = exchange(encoded("/api/v1/keys", gpm, "gzip", plain.getBytes(StandardCharsets.UTF_8)));
+        assertManagementError(management, 400, null);
+        assertTrue(management.error().get("message").toString().contains("Content-Encoding"), management.raw().body());
+        Reply model = exchange(encoded("/v1/chat/completions", "gp-whatever", "deflate",
+                "{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(400, model.status(), model.raw().body());
+        assertEquals("invalid_request_error", model.error().get("type"));
+        assertNotNull(model.header("x-request-id"));
+        // The same body compressed as it says is read as usual.
+        ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(zipped)) {
+            gzip.write(plain.getBytes(StandardCharsets.UTF_8));
+        }
+        Reply created = exchange(encoded("/api/v1/keys", gpm, "gzip", zipped.toByteArray()));
+        assertEquals(201, created.status(), created.raw().body());
+        assertEquals("zipped", created.data().get("name"));
+    }
+
+    @Test
+    void requestHeadsTheFrameworkCannotReadGetTheRightStatusInEachSurfacesEnvelope() throws IOException {
+        String gpm = readWriteKey();
+        RawReply badEscape = raw("GET /api/v1/keys/%ZZ HTTP/1.1", "Authorization: Bearer " + gpm);
+        assertEquals(400, badEscape.status(), badEscape.text());
+        assertControlPlaneEnvelope(badEscape, 400);
+        RawReply badQuery = raw("GET /api/v1/keys?offset=%ZZ HTTP/1.1", "Authorization: Bearer " + gpm);
+        assertControlPlaneEnvelope(badQuery, 400);
+        RawReply modelEscape = raw("GET /v1/models/%ZZ HTTP/1.1", "Authorization: Bearer gp-x");
+        assertEquals(400, modelEscape.status(), modelEscape.text());
+        assertTrue(modelEscape.body().contains("\"type\":\"invalid_request_error\""), modelEscape.text());
+
+        String longPath = "/api/v1/keys/" + "a".repeat(9_000);
+        RawReply longLine = raw("GET " + longPath + " HTTP/1.1", "Authorization: Bearer " + gpm);
+        assertEquals(414, longLine.status(), longLine.text());
+        assertControlPlaneEnvelope(longLine, 414);
+        RawReply longModelLine = raw("GET /v1/models/" + "a".repeat(9_000) + " HTTP/1.1", "Authorization: Bearer gp-x");
+        assertEquals(414, longModelLine.status(), longModelLine.text());
+        assertTrue(longModelLine.body().contains("\"type\":\"invalid_request_error\""), longModelLine.text());
+
+        RawReply bigHeaders = raw("GET /api/v1/keys HTTP/1.1", "Authorization: Bearer " + gpm,
+                "X-Big: " + "b".repeat(20_000));
+        assertEquals(431, bigHeaders.status(), bigHeaders.text());
+        assertControlPlaneEnvelope(bigHeaders, 431);
+        // The server is unharmed: the next connection is served as usual.
+        assertEquals(200, get("/api/v1/keys", gpm).status());
+    }
+
+    /** An answer read off a raw socket: for request heads no HTTP client would send. */
+    private record RawReply(int status, String head, String body) {
+        String text() {
+            return head + "\r\n\r\n" + body;
+        }
+    }
+
+    private RawReply raw(String requestLine, String... headers) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.getPort())) {
+            socket.setSoTimeout(10_000);
+            StringBuilder request = new StringBuilder(requestLine).append("\r\nHost: 127.0.0.1\r\n");
+            for (String header : headers) {
+                request.append(header).append("\r\n");
+            }
+            request.append("Connection: close\r\n\r\n");
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int split = answer.indexOf("\r\n\r\n");
+            assertTrue(split > 0, "an HTTP answer: " + answer);
+            return new RawReply(Integer.parseInt(answer.substring(9, 12)), answer.substring(0, split),
+                    answer.substring(split + 4));
+        }
+    }
+
+    private void assertControlPlaneEnvelope(RawReply reply, int status) throws IOException {
+        Map<String, Object> body = json.readValue(reply.body(), Argument.mapOf(String.class, Object.class));
+        assertEquals(Boolean.FALSE, body.get("success"), reply.text());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> error = (Map<String, Object>) body.get("error");
+        assertEquals(status, error.get("statusCode"));
+        assertTrue(error.get("message") instanceof String m && !m.isBlank(), reply.text());
+        String requestId = reply.head().lines()
+                .filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("x-request-id:"))
+                .map(l -> l.substring(l.indexOf(':') + 1).strip()).findFirst().orElse(null);
+        assertNotNull(requestId, reply.text());
+        assertEquals(requestId, error.get("requestId"), reply.text());
+        assertTrue(MILLIS_UTC.matcher((String) error.get("timestamp")).matches(), reply.text());
+    }
+
+    private HttpRequest encoded(String path, String key, String encoding, byte[] body) {
+        return HttpRequest.newBuilder(URI.create(server.getURL() + path))
+                .header("Authorization", "Bearer " + key)
+                .header("Content-Type", "application/json")
+                .header("Content-Encoding", encoding)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
     }
 
     private HttpRequest typed(String method, String path, String key, String contentType, String body) {

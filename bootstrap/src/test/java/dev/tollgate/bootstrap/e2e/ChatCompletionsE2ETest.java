@@ -379,7 +379,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         cases.put("{" + model + "," + messages + ",\"max_tokens\":0}", "max_tokens");
         cases.put("{" + model + "," + messages + ",\"max_tokens\":1.5}", "max_tokens");
         cases.put("{" + model + "," + messages + ",\"max_tokens\":4097}", "max_tokens"); // model cap: 4096
-        cases.put("{" + model + "," + messages + ",\"top_logprobs\":2}", "top_logprobs");
+        cases.put("{" + model + "," + messages + ",\"top_logprobs\":21}", "top_logprobs");
+        cases.put("{" + model + "," + messages + ",\"logprobs\":false,\"top_logprobs\":-1}", "top_logprobs");
         cases.put("{" + model + "," + messages + ",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}", "stop");
         cases.put("{" + model + "," + messages + ",\"n\":2}", "n");
         cases.put("{" + model + "," + messages + ",\"stream\":\"yes\"}", "stream");
@@ -412,6 +413,17 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 "{" + model + "," + messages + ",\"response_format\":{\"type\":\"text\",\"type\":\"json_object\"}}")) {
             Reply reply = chat(customer.key(), broken);
             assertModelError(reply, 400, (String) map(reply.json().get("error")).get("code"));
+        }
+    }
+
+    @Test
+    void topLogprobsWithoutLogprobsIsAcceptedAndHasNoEffect() {
+        Customer customer = customer();
+        for (String extra : List.of("\"max_tokens\":5,\"top_logprobs\":2", "\"max_tokens\":5,\"logprobs\":false,"
+                + "\"top_logprobs\":20", "\"max_tokens\":5,\"logprobs\":null,\"top_logprobs\":0")) {
+            Reply reply = chat(customer.key(), body(PRICED, extra));
+            assertEquals(200, reply.status(), extra + " -> " + reply.raw().body());
+            assertNull(map(((List<?>) reply.json().get("choices")).get(0)).get("logprobs"), "no logprobs were asked");
         }
     }
 

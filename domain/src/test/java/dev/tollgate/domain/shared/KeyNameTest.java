@@ -27,6 +27,18 @@ class KeyNameTest {
     }
 
     @Test
+    void unpairedSurrogatesAreRefusedAndPairsAccepted() {
+        char high = (char) 0xD800;
+        char low = (char) 0xDC00;
+        for (String value : new String[] {"x" + high + "y", "" + high, "x" + low, low + "" + high, "ok" + high}) {
+            assertEquals("name must be valid Unicode text (it holds an unpaired surrogate escape such as \\ud800)",
+                    refused(value).getMessage(), value);
+        }
+        String emoji = "key " + high + low; // U+10000, a pair: one code point
+        assertEquals(emoji, new KeyName(emoji).value());
+    }
+
+    @Test
     void surroundingWhitespaceIsTrimmed() {
         assertEquals("prod key", new KeyName("  prod key  ").value());
         assertEquals("prod key", new KeyName("\tprod key\n").value());

@@ -31,19 +31,33 @@ public final class ApiErrors {
     }
 
     public static boolean isControlPlane(HttpRequest<?> request) {
-        String path = request.getPath();
-        return path.equals("/api/v1/keys") || path.startsWith("/api/v1/keys/") || path.startsWith("/api/");
+        return isControlPlane(request.getPath());
+    }
+
+    /** Whether a path (or a raw request target: query and escapes do not matter here) is the control plane's. */
+    public static boolean isControlPlane(String path) {
+        return path.startsWith("/api/");
     }
 
     public static MutableHttpResponse<Map<String, Object>> respond(HttpRequest<?> request, HttpStatus status,
             String message, ModelError modelError, Clock clock) {
+        String requestId = RequestIds.of(request);
+        return HttpResponse.<Map<String, Object>>status(status)
+                .contentType(MediaType.APPLICATION_JSON_TYPE)
+                .header(RequestIds.HEADER, requestId)
+                .body(body(isControlPlane(request), status, message, modelError, requestId, clock));
+    }
+
+    /** The envelope of the control plane (§7.1) or of the model surface (§7.2). */
+    public static Map<String, Object> body(boolean controlPlane, HttpStatus status, String message,
+            ModelError modelError, String requestId, Clock clock) {
         Map<String, Object> error = new LinkedHashMap<>();
         Map<String, Object> body = new LinkedHashMap<>();
-        if (isControlPlane(request)) {
+        if (controlPlane) {
             error.put("message", message);
             error.put("statusCode", status.getCode());
             error.put("code", status.getCode());
-            error.put("requestId", RequestIds.of(request));
+            error.put("requestId", requestId);
             error.put("timestamp", MILLIS_UTC.format(Instant.now(clock)));
             body.put("success", false);
         } else {
@@ -53,10 +67,7 @@ public final class ApiErrors {
             error.put("param", modelError.param());
         }
         body.put("error", error);
-        return HttpResponse.<Map<String, Object>>status(status)
-                .contentType(MediaType.APPLICATION_JSON_TYPE)
-                .header(RequestIds.HEADER, RequestIds.of(request))
-                .body(body);
+        return body;
     }
 
     /** The model-surface classification of a status without a more specific code. */

@@ -39,6 +39,14 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return envelope;
     }
 
+    private static String unsupportedType(String sent) {
+        if (sent == null || sent.isBlank()) {
+            return "Unsupported Content-Type: the request has a body but no Content-Type; send application/json";
+        }
+        String shown = sent.strip().length() <= 64 ? sent.strip() : sent.strip().substring(0, 64) + "…";
+        return "Unsupported Content-Type '" + shown + "': send application/json";
+    }
+
     private static String messageFor(ErrorContext context, HttpStatus status) {
         String method = context.getRequest().getMethodName();
         String path = context.getRequest().getPath();
@@ -46,7 +54,7 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
             case NOT_FOUND -> "No such route: " + method + " " + path;
             case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
             case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large";
-            case UNSUPPORTED_MEDIA_TYPE -> "Unsupported Content-Type: send application/json";
+            case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"));
             case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";
             case BAD_REQUEST -> context.getErrors().stream().map(Error::getMessage).findFirst()
                     .map(m -> "Bad request: " + m).orElse("Bad request");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.Collections;
@@ -19,8 +20,11 @@ import java.util.Set;
  */
 public final class JsonObjectBody {
 
+    private static final int MAX_NUMBER_LENGTH = 64;
+    private static final int MAX_NESTING = 64;
     private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxNumberLength(64).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING)
+                    .maxNumberLength(MAX_NUMBER_LENGTH).build())
             .build();
 
     /** The largest decimal exponent a number may have either way (a double reaches 1e308 and 4.9e-324). */
@@ -53,6 +57,10 @@ public final class JsonObjectBody {
             if (token != JsonToken.END_OBJECT || parser.nextToken() != null) {
                 throw new InvalidRequestException(null, "Request body must be exactly one JSON object");
             }
+        } catch (StreamConstraintsException e) {
+            throw new InvalidRequestException(null, "The request body is beyond what is read: a number may be "
+                    + "written with at most " + MAX_NUMBER_LENGTH + " characters (use an exponent, e.g. 1e-9), and "
+                    + "objects and arrays may nest at most " + MAX_NESTING + " levels deep");
         } catch (JsonParseException e) {
             throw new InvalidRequestException(null, "Malformed JSON in request body: " + e.getOriginalMessage());
         } catch (IOException e) {
@@ -115,6 +123,12 @@ public final class JsonObjectBody {
         return new InvalidRequestException(name, (name == null ? "A number" : "'" + name + "'")
                 + " is out of range: " + parser.getText() + " (numbers must lie within ±1e" + MAX_SCALE
                 + " and have at most " + MAX_SCALE + " decimal places)");
+    }
+
+    /** A number as a person typed it, short, for a message: plain digits when that stays short, else scientific. */
+    public static String shown(BigDecimal value) {
+        String plain = value.toPlainString();
+        return plain.length() <= 24 ? plain : value.toString();
     }
 
     public Set<String> names() {

@@ -23,12 +23,17 @@ public final class RequestIds implements io.micronaut.core.order.Ordered {
     /** The id of this request, assigned on first use. */
     public static String of(HttpRequest<?> request) {
         return request.getAttribute(ATTRIBUTE, String.class).orElseGet(() -> {
-            byte[] bytes = new byte[12];
-            RANDOM.nextBytes(bytes);
-            String id = "req_" + HexFormat.of().formatHex(bytes);
+            String id = newId();
             request.setAttribute(ATTRIBUTE, id);
             return id;
         });
+    }
+
+    /** A fresh id, for an answer given before a request object exists (a request head that could not be read). */
+    static String newId() {
+        byte[] bytes = new byte[12];
+        RANDOM.nextBytes(bytes);
+        return "req_" + HexFormat.of().formatHex(bytes);
     }
 
     @RequestFilter

@@ -5,6 +5,7 @@ import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.server.exceptions.ExceptionHandler;
+import io.netty.handler.codec.compression.DecompressionException;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
@@ -14,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * HTTP adapter: anything unforeseen is logged with the request id and answered with a 500 envelope that
+ * HTTP adapter: a body that cannot be decompressed as its {@code Content-Encoding} says is the client's mistake
+ * (400). Anything unforeseen is logged with the request id and answered with a 500 envelope that
  * reveals nothing internal (no stack trace, no SQL). A database that cannot be reached or does not answer in time
  * (connection failures, the pool's or a statement's timeout) is not a bug but an outage: 503 with a
  * {@code Retry-After}, so clients back off and retry (money checks fail closed: nothing went upstream).
@@ -42,11 +44,36 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
                     ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
                     .header("Retry-After", "2");
         }
+        if (undecodableBody(exception)) {
+            String encoding = request.getHeaders().get("Content-Encoding");
+            return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, "The request body could not be decompressed: "
+                    + "it is not " + (encoding == null ? "compressed" : shorten(encoding.strip()) + " data")
+                    + " as its Content-Encoding header says. Send the body compressed that way, or uncompressed "
+                    + "without a Content-Encoding header", ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null),
+                    clock);
+        }
         LOG.error("Unexpected failure of {} {} ({})", request.getMethodName(), request.getPath(), requestId,
                 exception);
         return ApiErrors.respond(request, HttpStatus.INTERNAL_SERVER_ERROR,
                 "Internal error; quote request id " + requestId + " when reporting it",
                 ApiErrors.genericModelError(HttpStatus.INTERNAL_SERVER_ERROR, null), clock);
+    }
+
+    /** Whether the body could not be decompressed as its {@code Content-Encoding} says: the client's mistake. */
+    static boolean undecodableBody(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof DecompressionException) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private static String shorten(String value) {
+        return value.length() <= 32 ? value : value.substring(0, 32) + "…";
     }
 
     /**

@@ -53,8 +53,9 @@ public final class ChatRequests {
         }
         boolean logprobs = body.has("logprobs") && !body.isNull("logprobs") && body.bool("logprobs");
         Integer topLogprobs = integer(body, "top_logprobs", 0, 20);
-        if (topLogprobs != null && !logprobs) {
-            throw new InvalidRequestException("top_logprobs", "top_logprobs requires logprobs: true");
+        if (!logprobs) {
+            // §2.3: "meaningful only with logprobs: true". Checked for its range, then without effect.
+            topLogprobs = null;
         }
         Long seed = null;
         if (body.has("seed") && !body.isNull("seed")) {
@@ -62,7 +63,8 @@ public final class ChatRequests {
             try {
                 seed = value.longValueExact();
             } catch (ArithmeticException e) {
-                throw new InvalidRequestException("seed", "seed must be an integer");
+                throw new InvalidRequestException("seed", "seed must be a whole number from -2^63 to 2^63 - 1 "
+                        + "(a signed 64-bit integer)");
             }
         }
         String tools = tools(body, json);
@@ -164,19 +166,13 @@ public final class ChatRequests {
             int parsed = value.intValueExact();
             if (parsed < min || parsed > max) {
                 throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                        + shown(value));
+                        + JsonObjectBody.shown(value));
             }
             return parsed;
         } catch (ArithmeticException e) {
             throw new InvalidRequestException(field, field + " must be an integer from " + min + " to " + max
-                    + ", got " + shown(value));
+                    + ", got " + JsonObjectBody.shown(value));
         }
-    }
-
-    /** A number as a person typed it, short: plain digits when that stays short, else scientific notation. */
-    private static String shown(BigDecimal value) {
-        String plain = value.toPlainString();
-        return plain.length() <= 24 ? plain : value.toString();
     }
 
     private static BigDecimal range(JsonObjectBody body, String field, String min, String max) {
@@ -186,7 +182,7 @@ public final class ChatRequests {
         BigDecimal value = body.number(field);
         if (value.compareTo(new BigDecimal(min)) < 0 || value.compareTo(new BigDecimal(max)) > 0) {
             throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                    + shown(value));
+                    + JsonObjectBody.shown(value));
         }
         return value;
     }

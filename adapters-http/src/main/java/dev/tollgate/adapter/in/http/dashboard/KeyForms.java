@@ -8,6 +8,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
 import java.util.Map;
 
 /**
@@ -20,7 +21,9 @@ import java.util.Map;
 final class KeyForms {
 
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
-    private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm");
+    /** A {@code datetime-local} value; a date or time that does not exist is refused, not moved (strict). */
+    private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm")
+            .withResolverStyle(ResolverStyle.STRICT);
 
     private KeyForms() {
     }

@@ -17,8 +17,11 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * HTTP adapter: reads the request shapes of {@code /api/v1/keys} (§4.1) into commands. Shape errors (types,
@@ -30,11 +33,19 @@ final class KeyRequests {
     static final Set<String> UPDATE_FIELDS = Set.of("name", "disabled", "limit", "limit_reset", "expires_at");
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000"); // $1e12
 
-    /** RFC 3339 / ISO 8601 date-time with a zone ({@code Z} or an offset), with or without fractional seconds. */
+    /**
+     * RFC 3339 / ISO 8601 date-time with a zone ({@code Z} or an offset), with or without fractional seconds: a
+     * four-digit year (so every stored expiry prints as sdk-contract.md's {@code YYYY-MM-DDTHH:MM:SS.sssZ}), at
+     * least one digit after a decimal point, seconds optional (ISO 8601). Checked by shape first, then resolved
+     * strictly: a date or time that does not exist (30 February, hour 24) is refused, never moved to a nearby one.
+     */
+    private static final Pattern TIMESTAMP_SHAPE = Pattern.compile(
+            "\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.(\\d{1,9})\\d*)?)?([Zz]|[+-]\\d{2}:\\d{2})");
     private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
             .parseCaseInsensitive()
             .append(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-            .toFormatter(Locale.ROOT);
+            .toFormatter(Locale.ROOT)
+            .withResolverStyle(ResolverStyle.STRICT);
 
     private KeyRequests() {
     }
@@ -123,7 +134,7 @@ final class KeyRequests {
         BigDecimal dollars = body.number("limit");
         if (dollars.signum() <= 0) {
             throw new InvalidRequestException("limit", "limit must be a positive USD amount, got "
-                    + dollars.toPlainString());
+                    + JsonObjectBody.shown(dollars));
         }
         if (dollars.compareTo(MAX_LIMIT_DOLLARS) > 0) {
             throw new InvalidRequestException("limit", "limit must be at most " + MAX_LIMIT_DOLLARS.toPlainString()
@@ -132,7 +143,7 @@ final class KeyRequests {
         Usd amount = Usd.ofDollars(dollars);
         if (amount.isZero()) {
             throw new InvalidRequestException("limit", "limit must be at least 0.000001 USD, got "
-                    + dollars.toPlainString());
+                    + JsonObjectBody.shown(dollars));
         }
         return amount;
     }
@@ -153,11 +164,26 @@ final class KeyRequests {
 
     private static Instant timestamp(JsonObjectBody body, String field) {
         String value = body.string(field);
+        String typed = value.strip();
+        Matcher shape = TIMESTAMP_SHAPE.matcher(typed);
         try {
-            return OffsetDateTime.parse(value.strip(), TIMESTAMP).toInstant();
+            if (!shape.matches()) {
+                throw new DateTimeParseException("not an RFC 3339 date-time", typed, 0);
+            }
+            // Digits past the nanosecond (RFC 3339 allows any number) are cut, not rounded.
+            if (shape.group(2) != null && shape.group(2).length() > 10) {
+                typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
+            }
+            return OffsetDateTime.parse(typed, TIMESTAMP).toInstant();
         } catch (DateTimeParseException e) {
             throw new InvalidRequestException(field, field + " must be an ISO 8601 / RFC 3339 timestamp with a "
-                    + "time zone, e.g. 2030-01-31T23:59:59Z, got '" + value + "'");
+                    + "four-digit year and a time zone, of a date and time that exist, e.g. 2030-01-31T23:59:59Z, "
+                    + "got '" + shorten(value) + "'");
         }
+    }
+
+    /** A value quoted in a message: long ones are cut (the message must stay readable). */
+    private static String shorten(String value) {
+        return value.length() <= 64 ? value : value.substring(0, 64) + "…";
     }
 }

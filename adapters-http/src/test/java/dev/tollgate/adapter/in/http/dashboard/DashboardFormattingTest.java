@@ -44,6 +44,9 @@ class DashboardFormattingTest {
                 KeyForms.expiry(Map.of("expires_at", "2030-01-31T23:59:42")), "to the minute");
         assertNull(KeyForms.expiry(Map.of("expires_at", " ")));
         assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "tomorrow")));
+        assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "2030-02-30T10:00")),
+                "a day that does not exist is refused, not moved to 28 February");
+        assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "2030-01-01T24:00")));
         assertEquals("2030-01-31T23:59", KeyForms.inputValue(Instant.parse("2030-01-31T23:59:30Z")));
         assertEquals("5.25", KeyForms.inputValue(Usd.ofMicros(5_250_000)));
     }

@@ -1,0 +1,216 @@
+package dev.tollgate.adapter.in.http.common;
+
+import io.micronaut.context.annotation.Value;
+import io.micronaut.context.event.BeanCreatedEvent;
+import io.micronaut.context.event.BeanCreatedEventListener;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
+import io.micronaut.http.server.netty.NettyServerCustomizer;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.web.router.uri.UriUtil;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Locale;
+
+/**
+ * HTTP adapter: request heads the framework cannot turn into a request still get the right status in the envelope
+ * of the surface they were sent to (§7.1 for {@code /api/…}, §7.2 elsewhere), with an {@code x-request-id}.
+ * <ul>
+ * <li>A request line over the codec's limit: {@code 414 URI Too Long}; headers over theirs:
+ * {@code 431 Request Header Fields Too Large} (Micronaut would answer both as a 413 about the body).</li>
+ * <li>A control-plane request target that is no URI (a broken percent-escape such as {@code %ZZ}): 400. Micronaut
+ * answers it too, but for a stand-in request of path {@code /}, so in the model surface's envelope; on the model
+ * surface that answer is already right and is left to it.</li>
+ * </ul>
+ * Which surface a head whose request line could not be decoded was meant for is read from its first bytes. The
+ * connection is closed after such an answer: the rest of the request cannot be told apart from the next one.
+ */
+@Singleton
+public final class UnreadableRequestHeads implements BeanCreatedEventListener<NettyServerCustomizer.Registry> {
+
+    private static final String RAW = "tollgate-unreadable-heads-raw";
+    private static final String DECODED = "tollgate-unreadable-heads-decoded";
+    private static final byte[] CONTROL_PLANE = "/api/".getBytes(StandardCharsets.US_ASCII);
+
+    private final JsonMapper json;
+    private final Clock clock;
+    private final String lineLimit;
+    private final String headerLimit;
+
+    UnreadableRequestHeads(JsonMapper json, Clock clock,
+            @Value("${micronaut.server.netty.max-initial-line-length:4096}") int maxLine,
+            @Value("${micronaut.server.netty.max-header-size:8192}") int maxHeaders) {
+        this.json = json;
+        this.clock = clock;
+        this.lineLimit = String.format(Locale.ROOT, "%,d", maxLine);
+        this.headerLimit = String.format(Locale.ROOT, "%,d", maxHeaders);
+    }
+
+    @Override
+    public NettyServerCustomizer.Registry onCreated(BeanCreatedEvent<NettyServerCustomizer.Registry> event) {
+        event.getBean().register(new Customizer(null));
+        return event.getBean();
+    }
+
+    private final class Customizer implements NettyServerCustomizer {
+        private final Channel channel;
+
+        Customizer(Channel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public NettyServerCustomizer specializeForChannel(Channel channel, ChannelRole role) {
+            return role == ChannelRole.CONNECTION ? new Customizer(channel) : this;
+        }
+
+        @Override
+        public void onStreamPipelineBuilt() {
+            ChannelPipeline pipeline = channel == null ? null : channel.pipeline();
+            if (pipeline == null || pipeline.get(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC) == null
+                    || pipeline.get(RAW) != null) {
+                return; // HTTP/1.1 connections only
+            }
+            Heads heads = new Heads();
+            pipeline.addBefore(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, RAW, heads.raw);
+            pipeline.addAfter(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, DECODED, heads.decoded);
+        }
+    }
+
+    /** One connection: the first bytes of each request before the codec, the decoded heads after it. */
+    private final class Heads {
+        private boolean atRequestStart = true;
+        private boolean controlPlane;
+        private boolean answered;
+
+        final ChannelInboundHandlerAdapter raw = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (atRequestStart && msg instanceof ByteBuf buf && buf.isReadable()) {
+                    atRequestStart = false;
+                    controlPlane = targetIsControlPlane(buf);
+                }
+                ctx.fireChannelRead(msg);
+            }
+        };
+
+        final ChannelInboundHandlerAdapter decoded = new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (answered) {
+                    ReferenceCountUtil.release(msg); // the rest of a request already answered
+                    return;
+                }
+                if (msg instanceof HttpRequest request && refuse(ctx, request)) {
+                    answered = true;
+                    ReferenceCountUtil.release(msg);
+                    return;
+                }
+                if (msg instanceof LastHttpContent) {
+                    atRequestStart = true;
+                }
+                ctx.fireChannelRead(msg);
+            }
+        };
+
+        private boolean refuse(ChannelHandlerContext ctx, HttpRequest request) {
+            if (request.decoderResult().isFailure()) {
+                Throwable cause = request.decoderResult().cause();
+                if (cause instanceof TooLongHttpLineException) {
+                    answer(ctx, controlPlane, HttpStatus.REQUEST_URI_TOO_LONG, "The request line is too long: "
+                            + "keep the method, URL (path and query) and version under " + lineLimit + " bytes");
+                    return true;
+                }
+                if (cause instanceof TooLongHttpHeaderException) {
+                    answer(ctx, controlPlane, HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "The request headers are "
+                            + "too large: keep them under " + headerLimit + " bytes in all");
+                    return true;
+                }
+                return false; // other malformed heads: the framework's 400
+            }
+            String target = request.uri();
+            if (ApiErrors.isControlPlane(target) && !isUri(target)) {
+                answer(ctx, true, HttpStatus.BAD_REQUEST, "The request target is not a valid URI (a '%' must start "
+                        + "an escape of two hexadecimal digits, e.g. %25 for '%' itself)");
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** Whether the request line in {@code buf} (its start) names a target under {@code /api/}. */
+    private static boolean targetIsControlPlane(ByteBuf buf) {
+        int start = buf.readerIndex();
+        int end = buf.writerIndex();
+        int space = buf.indexOf(start, Math.min(end, start + 16), (byte) ' ');
+        if (space < 0 || end - space - 1 < CONTROL_PLANE.length) {
+            return false;
+        }
+        for (int i = 0; i < CONTROL_PLANE.length; i++) {
+            if (buf.getByte(space + 1 + i) != CONTROL_PLANE[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether Micronaut can read the target: make a URI of it when it builds the request (characters a URI may not
+     * hold are escaped first; a target it still cannot parse becomes a stand-in for "/"), then decode its path and
+     * query (a broken percent-escape such as {@code %ZZ} fails there).
+     */
+    static boolean isUri(String target) {
+        try {
+            URI.create(!UriUtil.isValidPath(target) && UriUtil.isRelative(target) ? UriUtil.toValidPath(target)
+                    : target);
+            QueryStringDecoder decoded = new QueryStringDecoder(target);
+            decoded.path();
+            decoded.parameters();
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private void answer(ChannelHandlerContext ctx, boolean controlPlane, HttpStatus status, String message) {
+        String requestId = RequestIds.newId();
+        byte[] body;
+        try {
+            body = json.writeValueAsBytes(ApiErrors.body(controlPlane, status, message,
+                    ApiErrors.genericModelError(status, null), requestId, clock));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(status.getCode()), Unpooled.wrappedBuffer(body));
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(RequestIds.HEADER, requestId)
+                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+}
