@@ -7,12 +7,10 @@ import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -49,33 +47,12 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
     @Override
     public NettyServerCustomizer.Registry onCreated(BeanCreatedEvent<NettyServerCustomizer.Registry> event) {
-        event.getBean().register(new Customizer(null));
-        return event.getBean();
-    }
-
-    private final class Customizer implements NettyServerCustomizer {
-        private final Channel channel;
-
-        Customizer(Channel channel) {
-            this.channel = channel;
-        }
-
-        @Override
-        public NettyServerCustomizer specializeForChannel(Channel channel, ChannelRole role) {
-            return role == ChannelRole.CONNECTION ? new Customizer(channel) : this;
-        }
-
-        @Override
-        public void onStreamPipelineBuilt() {
-            ChannelPipeline pipeline = channel == null ? null : channel.pipeline();
-            if (pipeline == null || pipeline.get(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC) == null
-                    || pipeline.get(Watch.BYTES) != null) {
-                return; // HTTP/2 streams and anything without the HTTP/1.1 codec are not watched here
-            }
+        Http1Connections.register(event.getBean(), Watch.BYTES, pipeline -> {
             Watch watch = new Watch();
             pipeline.addBefore(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, Watch.BYTES, watch.bytes);
             pipeline.addAfter(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, Watch.MESSAGES, watch.messages);
-        }
+        });
+        return event.getBean();
     }
 
     /** The deadlines of one connection: bytes seen before the codec, requests decoded after it. */

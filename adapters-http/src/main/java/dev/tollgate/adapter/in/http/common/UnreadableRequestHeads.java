@@ -10,11 +10,9 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.web.router.uri.UriUtil;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -71,33 +69,12 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
 
     @Override
     public NettyServerCustomizer.Registry onCreated(BeanCreatedEvent<NettyServerCustomizer.Registry> event) {
-        event.getBean().register(new Customizer(null));
-        return event.getBean();
-    }
-
-    private final class Customizer implements NettyServerCustomizer {
-        private final Channel channel;
-
-        Customizer(Channel channel) {
-            this.channel = channel;
-        }
-
-        @Override
-        public NettyServerCustomizer specializeForChannel(Channel channel, ChannelRole role) {
-            return role == ChannelRole.CONNECTION ? new Customizer(channel) : this;
-        }
-
-        @Override
-        public void onStreamPipelineBuilt() {
-            ChannelPipeline pipeline = channel == null ? null : channel.pipeline();
-            if (pipeline == null || pipeline.get(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC) == null
-                    || pipeline.get(RAW) != null) {
-                return; // HTTP/1.1 connections only
-            }
+        Http1Connections.register(event.getBean(), RAW, pipeline -> {
             Heads heads = new Heads();
             pipeline.addBefore(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, RAW, heads.raw);
             pipeline.addAfter(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC, DECODED, heads.decoded);
-        }
+        });
+        return event.getBean();
     }
 
     /** One connection: the first bytes of each request before the codec, the decoded heads after it. */

@@ -1,0 +1,43 @@
+package dev.tollgate.adapter.in.http.common;
+
+import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
+import io.micronaut.http.server.netty.NettyServerCustomizer;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import java.util.function.Consumer;
+
+/**
+ * HTTP adapter: adds handlers to the pipeline of every HTTP/1.1 connection once Micronaut has built it, around its
+ * HTTP codec ({@link ChannelPipelineCustomizer#HANDLER_HTTP_SERVER_CODEC}). Pipelines without that codec (HTTP/2
+ * streams) are left alone, and a pipeline is set up once (the handler named {@code marker} says it was).
+ */
+final class Http1Connections implements NettyServerCustomizer {
+
+    private final Channel channel;
+    private final String marker;
+    private final Consumer<ChannelPipeline> install;
+
+    private Http1Connections(Channel channel, String marker, Consumer<ChannelPipeline> install) {
+        this.channel = channel;
+        this.marker = marker;
+        this.install = install;
+    }
+
+    static void register(NettyServerCustomizer.Registry registry, String marker, Consumer<ChannelPipeline> install) {
+        registry.register(new Http1Connections(null, marker, install));
+    }
+
+    @Override
+    public NettyServerCustomizer specializeForChannel(Channel channel, ChannelRole role) {
+        return role == ChannelRole.CONNECTION ? new Http1Connections(channel, marker, install) : this;
+    }
+
+    @Override
+    public void onStreamPipelineBuilt() {
+        ChannelPipeline pipeline = channel == null ? null : channel.pipeline();
+        if (pipeline != null && pipeline.get(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC) != null
+                && pipeline.get(marker) == null) {
+            install.accept(pipeline);
+        }
+    }
+}
