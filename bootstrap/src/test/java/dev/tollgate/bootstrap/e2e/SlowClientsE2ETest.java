@@ -47,6 +47,7 @@ class SlowClientsE2ETest extends GatewayE2ETest {
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
             assertTrue(answer.contains("\"code\":\"request_timeout\""), answer);
+            assertTrue(answer.matches("(?s).*\r\nx-request-id: req_[0-9a-f]{24}\r\n.*"), answer);
             assertTrue(millis >= 900 && millis < 5_000, "cut after " + millis + " ms");
         }
     }

@@ -32,9 +32,13 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
     private static final String TIMEOUT_BODY = "{\"error\":{\"message\":\"The request was not received in time; "
             + "send it faster\",\"type\":\"invalid_request_error\",\"code\":\"request_timeout\",\"param\":null}}";
-    private static final byte[] REQUEST_TIMEOUT = ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n"
-            + "Content-Type: application/json\r\nContent-Length: " + TIMEOUT_BODY.length() + "\r\n\r\n"
-            + TIMEOUT_BODY).getBytes(StandardCharsets.US_ASCII);
+
+    /** The 408, with a request id of its own like every other answer. */
+    private static byte[] requestTimeout() {
+        return ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                + RequestIds.HEADER + ": " + RequestIds.newId() + "\r\nContent-Length: " + TIMEOUT_BODY.length()
+                + "\r\n\r\n" + TIMEOUT_BODY).getBytes(StandardCharsets.US_ASCII);
+    }
 
     private final long headNanos;
     private final long bodyNanos;
@@ -119,7 +123,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             deadline = null;
             if (receiving && raw.channel().isActive()) {
                 // Written below the codec: straight to the socket, whatever state the decoder is in.
-                raw.writeAndFlush(Unpooled.wrappedBuffer(REQUEST_TIMEOUT)).addListener(ChannelFutureListener.CLOSE);
+                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout())).addListener(ChannelFutureListener.CLOSE);
             }
         }
     }
