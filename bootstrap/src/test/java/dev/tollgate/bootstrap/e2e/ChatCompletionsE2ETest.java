@@ -417,6 +417,55 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void everyTextThatGoesUpstreamIsPromptInTheHoldAndTheCharge() {
+        Customer customer = customer();
+        String big = "lorem ipsum dolor sit amet ".repeat(100).strip();
+        Reply plain = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"go\"}]}");
+        assertEquals(200, plain.status(), plain.raw().body());
+        long plainPrompt = integer(map(plain.json().get("usage")).get("prompt_tokens"), "prompt");
+        // The same question after a tool call whose arguments are 500 words, and a participant name.
+        Reply withToolCall = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"go\",\"name\":\"" + "n".repeat(60) + "\"},"
+                + "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_1\",\"type\":"
+                + "\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"" + big + "\"}}]},"
+                + "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"ok\"},"
+                + "{\"role\":\"user\",\"content\":\"go\"}]}");
+        assertEquals(200, withToolCall.status(), withToolCall.raw().body());
+        long prompt = integer(map(withToolCall.json().get("usage")).get("prompt_tokens"), "prompt");
+        assertTrue(prompt > plainPrompt + 500, "the arguments count as prompt: " + plainPrompt + " vs " + prompt);
+        LedgerRow row = awaitSettled(withToolCall.header("x-request-id"));
+        assertEquals(prompt, row.promptTokens());
+        assertTrue(row.heldMicros() >= prompt, "the hold covers the whole prompt at 1 µUSD per token: " + row);
+        assertTrue(row.costMicros() >= prompt, "and so does the charge: " + row);
+    }
+
+    @Test
+    void imagePartsNeedAModelThatTakesImagesAndOtherMediaAreRefused() {
+        Customer customer = customer();
+        Reply image = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"what is this?\"},"
+                + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64," + "A".repeat(2000)
+                + "\"}}]}]}");
+        Map<String, Object> error = assertModelError(image, 400, "unsupported_parameter");
+        assertEquals("messages", error.get("param"));
+        assertTrue(error.get("message").toString().contains("image input"), error.toString());
+        assertNothingBilled(image, customer.email(), OPENING_MICROS);
+        for (String part : List.of("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"AAAA\",\"format\":\"wav\"}}",
+                "{\"type\":\"file\",\"file\":{\"file_data\":\"AAAA\"}}", "{\"type\":\"image_url\"}")) {
+            Reply media = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                    + "{\"role\":\"user\",\"content\":[" + part + "]}]}");
+            Map<String, Object> refused = assertModelError(media, 400, "invalid_request");
+            assertEquals("messages[0].content", refused.get("param"), part);
+            assertNothingBilled(media, customer.email(), OPENING_MICROS);
+        }
+        Reply refusal = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":["
+                + "{\"type\":\"refusal\",\"refusal\":\"I cannot\"}]},{\"role\":\"user\",\"content\":\"ok\"}]}");
+        assertEquals(200, refusal.status(), "a replayed refusal part is text: " + refusal.raw().body());
+    }
+
+    @Test
     void topLogprobsWithoutLogprobsIsAcceptedAndHasNoEffect() {
         Customer customer = customer();
         for (String extra : List.of("\"max_tokens\":5,\"top_logprobs\":2", "\"max_tokens\":5,\"logprobs\":false,"

@@ -38,7 +38,33 @@ public record ChatRequest(
 
     public ModelCapabilities.RequestedFeatures features() {
         return new ModelCapabilities.RequestedFeatures(toolsJson != null, responseFormatJson != null, logprobs,
-                seed != null);
+                seed != null, images() > 0);
+    }
+
+    /** The image parts of all messages. */
+    public int images() {
+        int images = 0;
+        for (ChatMessage message : messages) {
+            images += message.images();
+        }
+        return images;
+    }
+
+    /**
+     * The texts of the definitions that go upstream with the messages and count as prompt: every string (names,
+     * descriptions, schema keys and values) of {@code tools}, {@code tool_choice} and {@code response_format}.
+     */
+    public String definitionsText() {
+        StringBuilder text = new StringBuilder();
+        for (String json : new String[] {toolsJson, toolChoiceJson, responseFormatJson}) {
+            if (json != null) {
+                JsonStrings.mapLiterals(json, literal -> {
+                    text.append(literal).append(' ');
+                    return literal;
+                });
+            }
+        }
+        return text.toString();
     }
 
     /**
@@ -48,7 +74,7 @@ public record ChatRequest(
      */
     public ChatRequest sanitised(UnaryOperator<String> sanitiser) {
         List<ChatMessage> clean = messages.stream().map(m -> new ChatMessage(m.role(), sanitiser.apply(m.text()),
-                JsonStrings.mapLiterals(m.json(), sanitiser))).toList();
+                JsonStrings.mapLiterals(m.json(), sanitiser), sanitiser.apply(m.extra()), m.images())).toList();
         return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty,
                 stop.stream().map(sanitiser).toList(), seed, logprobs, topLogprobs,
                 literals(responseFormatJson, sanitiser), literals(toolsJson, sanitiser),

@@ -97,7 +97,9 @@ final class CompletionLauncher {
             throw new DomainRuleViolation("model", "no configured provider serves '" + model.id()
                     + "' with the requested features");
         }
-        long promptTokens = tokens.countPrompt(request.messages());
+        // Everything that goes upstream counts: the text of the messages and definitions, and each image part at the
+        // most the model says one may cost, so the hold bounds what the provider will bill.
+        long promptTokens = tokens.countPrompt(request) + (long) request.images() * model.imageTokens();
         int maxTokens = outputAllowance(model, request, promptTokens, outputCap, where);
         return new Prepared(request, model, routes, promptTokens, maxTokens,
                 Pricing.maximumCost(routes, promptTokens, maxTokens));

@@ -147,8 +147,9 @@ class ChatCompletionServiceTest {
     /** One token per whitespace-separated word; a prompt is the words of its messages. */
     private static final class WordTokens implements TokenCounter {
         @Override
-        public long countPrompt(List<ChatMessage> messages) {
-            return messages.stream().mapToLong(m -> countText(m.text())).sum();
+        public long countPrompt(ChatRequest request) {
+            return request.messages().stream().mapToLong(m -> countText(m.text()) + countText(m.extra())).sum()
+                    + countText(request.definitionsText());
         }
 
         @Override
@@ -355,13 +356,55 @@ class ChatCompletionServiceTest {
         void onlyRoutesWithTheRequestedCapabilityAreHeldForAndCalled() {
             Started started = start(withTools(request("test/tools-on-second", PROMPT, 100)));
 
-            // Only beta serves tools: 3 × 2 + 100 × 4 = 406, not alpha's 3 × 10 + 100 × 50 = 5030.
-            assertEquals(micros(406), ledger.openHold(started.requestId()).orElseThrow().amount());
+            // Only beta serves tools: (3 + 5) × 2 + 100 × 4 = 416, not alpha's 3 × 10 + 100 × 50 = 5030 — the
+            // definition's five strings (type, function, function, name, f) go upstream and count as prompt.
+            assertEquals(micros(416), ledger.openHold(started.requestId()).orElseThrow().amount());
             assertTrue(alpha.calls().isEmpty(), "the route without tools is skipped");
             assertEquals(1, beta.calls().size());
 
             Started plain = start("test/tools-on-second", 100);
             assertEquals(micros(5030), ledger.openHold(plain.requestId()).orElseThrow().amount());
+        }
+
+        @Test
+        void everythingThatGoesUpstreamCountsInTheHoldAndTheContext() {
+            // A tool call's arguments (500 words) travel in the assistant message's JSON, not in its text.
+            ChatMessage toolCall = new ChatMessage("assistant", "", "{}", "call_1 function f " + "w ".repeat(500), 0);
+            ChatRequest base = request("test/tools-on-second", PROMPT, 100);
+            String function = "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}";
+            ChatRequest request = new ChatRequest(base.model(), List.of(base.messages().get(0), toolCall), 100, null,
+                    null, null, null, null, null, false, null, null, "[" + function + "]", function, null, false);
+            Started started = start(request);
+            // Only beta serves tools: (3 + 503 + 5 + 5) × 2 + 100 × 4 — the messages with the tool call's 503
+            // words, then the five strings of tools and of tool_choice.
+            assertEquals(micros((3 + 503 + 5 + 5) * 2 + 400), ledger.openHold(started.requestId()).orElseThrow()
+                    .amount());
+
+            ChatRequest tooLong = new ChatRequest(base.model(), List.of(base.messages().get(0), new ChatMessage(
+                    "assistant", "", "{}", "w ".repeat(950), 0)), 100, null, null, null, null, null, null, false,
+                    null, null, null, null, null, false);
+            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> start(tooLong));
+            assertEquals("max_tokens", violation.field(), "953 prompt + 100 output > the 1000-token context");
+        }
+
+        @Test
+        void imagesCountAtTheModelsImageTokensAndNeedARouteThatTakesThem() {
+            catalog.add(new CatalogModel(new ModelId("test/vision"), "tests", 1_767_225_600L, 1000, 200,
+                    List.of(route("alpha", "alpha-vision", 1_000_000, 3_000_000,
+                            new ModelCapabilities(false, false, false, false, true))), 85));
+            ChatRequest base = request("test/vision", PROMPT, 100);
+            ChatMessage twoImages = new ChatMessage("user", PROMPT, "{}", "", 2);
+            ChatRequest request = new ChatRequest(base.model(), List.of(twoImages), 100, null, null, null, null, null,
+                    null, false, null, null, null, null, null, false);
+            Started started = start(request);
+            assertEquals(micros(3 + 2 * 85 + 100 * 3), ledger.openHold(started.requestId()).orElseThrow().amount());
+
+            ChatRequest plain = new ChatRequest(new ModelId("test/solo"), List.of(twoImages), 100, null, null, null,
+                    null, null, null, false, null, null, null, null, null, false);
+            UnsupportedCapabilityException refused = assertThrows(UnsupportedCapabilityException.class,
+                    () -> start(plain));
+            assertEquals("messages", refused.param(), "images travel in the messages");
+            assertTrue(refused.getMessage().contains("image input"), refused.getMessage());
         }
 
         @Test

@@ -120,41 +120,91 @@ public final class ChatRequests {
                 throw new InvalidRequestException(where + ".role", where + ".role must be one of "
                         + String.join(", ", ROLES.stream().sorted().toList()));
             }
-            String text = content(message.get("content"), where, message.containsKey("tool_calls"));
-            messages.add(new ChatMessage(role, text, write(json, message)));
+            Content content = content(message.get("content"), where, message.containsKey("tool_calls"));
+            messages.add(new ChatMessage(role, content.text(), write(json, message), extra(message),
+                    content.images()));
         }
         return messages;
     }
 
-    private static String content(Object content, String where, boolean hasToolCalls) {
+    /** A message's text parts joined, and how many image parts it has. */
+    private record Content(String text, int images) {
+    }
+
+    private static Content content(Object content, String where, boolean hasToolCalls) {
         if (content instanceof String s) {
-            return s;
+            return new Content(s, 0);
         }
         if (content == null) {
             if (hasToolCalls) {
-                return "";
+                return new Content("", 0);
             }
             throw new InvalidRequestException(where + ".content", where + ".content is required (a string or an "
                     + "array of content parts)");
         }
         if (content instanceof List<?> parts) {
             StringBuilder text = new StringBuilder();
+            int images = 0;
             for (Object part : parts) {
-                if (!(part instanceof Map<?, ?> p) || !(p.get("type") instanceof String)) {
+                if (!(part instanceof Map<?, ?> p) || !(p.get("type") instanceof String type)) {
                     throw new InvalidRequestException(where + ".content", where + ".content parts must be objects "
                             + "with a type");
                 }
-                if ("text".equals(p.get("type"))) {
+                if ("text".equals(type)) {
                     if (!(p.get("text") instanceof String t)) {
                         throw new InvalidRequestException(where + ".content", "a text part needs a string text");
                     }
                     text.append(t);
+                } else if ("refusal".equals(type)) {
+                    // An assistant turn replayed as the model wrote it (OpenAI's refusal part).
+                    if (!(p.get("refusal") instanceof String r)) {
+                        throw new InvalidRequestException(where + ".content", "a refusal part needs a string refusal");
+                    }
+                    text.append(r);
+                } else if ("image_url".equals(type)) {
+                    if (!(p.get("image_url") instanceof Map<?, ?> image) || !(image.get("url") instanceof String)) {
+                        throw new InvalidRequestException(where + ".content", "an image_url part needs "
+                                + "image_url: {url}");
+                    }
+                    images++;
+                } else {
+                    // Audio, files and the like would go upstream unpriced: what they cost cannot be held.
+                    throw new InvalidRequestException(where + ".content", where + ".content has a part of type '"
+                            + shorten(type) + "', which this gateway does not take: send text or image_url parts");
                 }
             }
-            return text.toString();
+            return new Content(text.toString(), images);
         }
         throw new InvalidRequestException(where + ".content", where + ".content must be a string or an array of "
                 + "content parts");
+    }
+
+    /**
+     * The texts of a message beyond its role and content that go upstream with it and count as prompt: every string
+     * of its other members (a participant name, a tool_call_id, tool calls with their names and arguments).
+     */
+    private static String extra(Map<?, ?> message) {
+        StringBuilder extra = new StringBuilder();
+        for (Map.Entry<?, ?> member : message.entrySet()) {
+            if (!"role".equals(member.getKey()) && !"content".equals(member.getKey())) {
+                strings(member.getValue(), extra);
+            }
+        }
+        return extra.toString();
+    }
+
+    private static void strings(Object value, StringBuilder into) {
+        if (value instanceof String s) {
+            into.append(s).append(' ');
+        } else if (value instanceof Map<?, ?> map) {
+            map.values().forEach(v -> strings(v, into));
+        } else if (value instanceof List<?> list) {
+            list.forEach(v -> strings(v, into));
+        }
+    }
+
+    private static String shorten(String value) {
+        return value.length() <= 32 ? value : value.substring(0, 32) + "…";
     }
 
     private static Integer integer(JsonObjectBody body, String field, int min, int max) {

@@ -82,6 +82,7 @@ public class ModelsController {
         capabilities.put("response_format", caps.responseFormat());
         capabilities.put("logprobs", caps.logprobs());
         capabilities.put("seed", caps.seed());
+        capabilities.put("images", caps.images());
         entry.put("capabilities", capabilities);
         entry.put("providers", model.routes().stream().map(r -> r.provider().value()).distinct().toList());
         return entry;

@@ -79,15 +79,21 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                 throw new IllegalArgumentException(where + ": unknown provider '" + provider + "'");
             }
             Map<String, Object> caps = map(r.getOrDefault("capabilities", Map.of()), where + " capabilities");
+            if (flag(caps, "images") && "anthropic".equals(providers.get(provider).type())) {
+                // Its translation carries text and tool blocks only: an image would be billed and never sent.
+                throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) does not take "
+                        + "images here; remove images from its capabilities");
+            }
             routes.add(new ProviderRoute(new ProviderId(provider), r.getOrDefault("model", id).toString(),
                     price(r, "input-usd-per-million", where), price(r, "output-usd-per-million", where),
                     new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),
-                            flag(caps, "seed"))));
+                            flag(caps, "seed"), flag(caps, "images"))));
         }
         return new CatalogModel(new ModelId(id), m.getOrDefault("owned-by", "tollgate").toString(),
                 Long.parseLong(m.getOrDefault("created", 1767225600L).toString()),
                 Integer.parseInt(required(m, "context-length", where)),
-                Integer.parseInt(required(m, "max-output-tokens", where)), routes);
+                Integer.parseInt(required(m, "max-output-tokens", where)), routes,
+                Integer.parseInt(m.getOrDefault("image-tokens", 0).toString()));
     }
 
     private static TokenPrice price(Map<String, Object> route, String key, String where) {

@@ -115,7 +115,7 @@ public final class SimulatorModelProvider implements ModelProvider {
             if (emitted >= length) {
                 // Each simulated word is one token of the simulator's own vocabulary, so usage never exceeds
                 // max_tokens; the prompt is counted with the gateway's tokenizer.
-                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request.messages()), emitted) : null;
+                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
                 listener.onFinish(emitted >= length && length == outputTokens ? "stop" : "length", usage);
                 return;
             }
@@ -128,7 +128,7 @@ public final class SimulatorModelProvider implements ModelProvider {
                     text.append(before);
                     listener.onDelta(before);
                 }
-                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request.messages()), emitted) : null;
+                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
                 listener.onFinish("stop", usage);
                 return;
             }

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.out.ModelCatalog;
 import java.io.IOException;
@@ -50,6 +51,27 @@ class FileModelCatalogTest {
         assertThrows(ModelCatalog.CatalogReadException.class, catalog::models, "not looked at again yet");
         Thread.sleep(350);
         assertEquals(models, catalog.models().size(), "readable again at the next look");
+    }
+
+    @Test
+    void aRouteThatTakesImagesNeedsTheModelsImageTokensAndAProviderThatSendsThem() {
+        String providers = "providers:\n  sim: {type: simulator}\n  claude: {type: anthropic, base-url: "
+                + "'http://127.0.0.1:1', api-key: x}\n";
+        String model = "models:\n  - id: v/one\n    context-length: 1000\n    max-output-tokens: 100\n";
+        String route = "    routes:\n      - provider: %s\n        input-usd-per-million: 1\n"
+                + "        output-usd-per-million: 1\n        capabilities: {images: true}\n";
+        var vision = CatalogFile.parse(providers + model + "    image-tokens: 85\n" + route.formatted("sim"))
+                .models().get(0);
+        assertEquals(85, vision.imageTokens());
+        assertTrue(vision.capabilities().images());
+        IllegalArgumentException unset = assertThrows(IllegalArgumentException.class,
+                () -> CatalogFile.parse(providers + model + route.formatted("sim")));
+        assertTrue(unset.getMessage().contains("image-tokens"), unset.getMessage());
+        IllegalArgumentException anthropic = assertThrows(IllegalArgumentException.class,
+                () -> CatalogFile.parse(providers + model + "    image-tokens: 85\n" + route.formatted("claude")));
+        assertTrue(anthropic.getMessage().contains("does not take images"), anthropic.getMessage());
+        assertFalse(CatalogFile.parse(providers + model + route.formatted("sim").replace("images: true", "tools: true"))
+                .models().get(0).capabilities().images(), "no images unless declared");
     }
 
     @Test

@@ -30,7 +30,7 @@ class SimulatorModelProviderTest {
             TokenPrice.FREE, new ModelCapabilities(false, false, false, false));
     private static final TokenCounter TOKENS = new TokenCounter() {
         @Override
-        public long countPrompt(List<ChatMessage> messages) {
+        public long countPrompt(ChatRequest request) {
             return 7;
         }
 
