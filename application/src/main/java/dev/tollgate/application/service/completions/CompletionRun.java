@@ -241,6 +241,8 @@ final class CompletionRun implements RunningCompletion {
         BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
                 ctx.keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
+        boolean billed = !delivered.isEmpty() || "completed".equals(status);
+        observer.onSettled(route.provider().value(), status, billed ? usage : TokenUsage.NONE, cost);
         ctx.blocking().execute(() -> {
             ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
             ctx.settle().accept(settlement);

@@ -183,6 +183,8 @@ class ChatCompletionServiceTest {
     /** Records what a client would see. */
     private static class RecordingObserver implements CompletionObserver {
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
+        /** What onSettled was told: "status provider prompt+completion charged-micros". */
+        final List<String> settlements = Collections.synchronizedList(new ArrayList<>());
         final StringBuilder text = new StringBuilder();
         volatile CompletionResult result;
         volatile CompletionFailure failure;
@@ -196,6 +198,12 @@ class ChatCompletionServiceTest {
         public void onDelta(String delta) {
             events.add("delta");
             text.append(delta);
+        }
+
+        @Override
+        public void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
+            settlements.add(status + " " + provider + " " + billed.promptTokens() + "+" + billed.completionTokens()
+                    + " " + charged.micros());
         }
 
         @Override
@@ -980,6 +988,8 @@ class ChatCompletionServiceTest {
             assertEquals(OPENING_BALANCE.minusFloorZero(micros(15)), available());
             assertEquals(List.of("started:alpha", "delta", "delta"), started.observer().events,
                     "the client that left is told nothing more");
+            assertEquals(List.of("cancelled alpha 3+4 15"), started.observer().settlements,
+                    "the settlement is told all the same (metrics count it as the ledger does)");
 
             // The provider may still deliver a few events before it notices: they change nothing.
             call.delta(" e f g");

@@ -4,7 +4,9 @@ import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.quota.RateLimitReport;
+import dev.tollgate.domain.shared.Usd;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,11 +15,12 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 
 /**
- * HTTP adapter: completion metrics for the Prometheus endpoint. {@code tollgate_completions_total}
- * (model, provider, outcome, stream), {@code tollgate_completion_duration_seconds} and
- * {@code tollgate_completion_ttft_seconds}, {@code tollgate_tokens_total} (model, kind),
- * {@code tollgate_spend_micro_usd_total} (model), {@code tollgate_completion_failures_total} (code) and the
- * gauge {@code tollgate_holds_open}. HTTP latency per route comes from Micronaut's {@code http_server_requests}.
+ * HTTP adapter: completion metrics for the Prometheus endpoint. {@code tollgate_completions_total} (model,
+ * provider, outcome = the ledger status: completed, failed, cancelled; stream), {@code tollgate_tokens_total}
+ * (model, kind) and {@code tollgate_spend_micro_usd_total} (model) are counted at settlement, so they add up to the
+ * ledger; {@code tollgate_completion_duration_seconds}, {@code tollgate_completion_ttft_seconds},
+ * {@code tollgate_completion_failures_total} (code) and the gauge {@code tollgate_holds_open}. HTTP latency per
+ * route comes from Micronaut's {@code http_server_requests}.
  */
 @Singleton
 public final class CompletionMetrics {
@@ -64,28 +67,31 @@ public final class CompletionMetrics {
 
             @Override
             public void onComplete(CompletionResult result) {
-                Counter.builder("tollgate.completions").tag("model", model).tag("provider", result.provider())
-                        .tag("outcome", "completed").tag("stream", Boolean.toString(stream)).register(registry)
-                        .increment();
                 Timer.builder("tollgate.completion.duration").tag("model", model).register(registry)
                         .record(Duration.ofNanos(System.nanoTime() - start));
-                Counter.builder("tollgate.tokens").tag("model", model).tag("kind", "prompt").register(registry)
-                        .increment(result.usage().promptTokens());
-                Counter.builder("tollgate.tokens").tag("model", model).tag("kind", "completion").register(registry)
-                        .increment(result.usage().completionTokens());
-                Counter.builder("tollgate.spend.micro.usd").description("Charged spend in micro-USD")
-                        .tag("model", model).register(registry).increment(result.charged().micros());
                 delegate.onComplete(result);
             }
 
             @Override
             public void onFailure(CompletionFailure failure) {
-                Counter.builder("tollgate.completions").tag("model", model).tag("provider", "none")
-                        .tag("outcome", "failed").tag("stream", Boolean.toString(stream)).register(registry)
-                        .increment();
                 Counter.builder("tollgate.completion.failures").tag("code", failure.code()).register(registry)
                         .increment();
                 delegate.onFailure(failure);
+            }
+
+            /** Counted at settlement, as the ledger counts: cancelled and failed requests with their charges too. */
+            @Override
+            public void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
+                Counter.builder("tollgate.completions").tag("model", model).tag("provider", provider)
+                        .tag("outcome", status).tag("stream", Boolean.toString(stream)).register(registry)
+                        .increment();
+                Counter.builder("tollgate.tokens").tag("model", model).tag("kind", "prompt").register(registry)
+                        .increment(billed.promptTokens());
+                Counter.builder("tollgate.tokens").tag("model", model).tag("kind", "completion").register(registry)
+                        .increment(billed.completionTokens());
+                Counter.builder("tollgate.spend.micro.usd").description("Charged spend in micro-USD")
+                        .tag("model", model).register(registry).increment(charged.micros());
+                delegate.onSettled(provider, status, billed, charged);
             }
         };
     }

@@ -1,10 +1,13 @@
 package dev.tollgate.application.port.in.completions;
 
+import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.quota.RateLimitReport;
+import dev.tollgate.domain.shared.Usd;
 
 /**
  * Receives one completion as it happens. Calls come from one thread at a time, in order: any number of
- * {@link #onDelta}, then exactly one of {@link #onComplete} or {@link #onFailure}.
+ * {@link #onDelta}, then exactly one of {@link #onComplete} or {@link #onFailure} — or neither when the client
+ * left — and last, once, {@link #onSettled}.
  */
 public interface CompletionObserver {
 
@@ -27,4 +30,12 @@ public interface CompletionObserver {
 
     /** @param failure {@link CompletionFailure#afterOutput()} tells whether any delta was delivered before it */
     void onFailure(CompletionFailure failure);
+
+    /**
+     * The request is over and settled: its ledger status ({@code completed}, {@code failed}, {@code cancelled}),
+     * the provider of its last attempt, the tokens it is billed for ({@link TokenUsage#NONE} when it is charged
+     * nothing) and its charge. Also called when the client has left.
+     */
+    default void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
+    }
 }
