@@ -86,7 +86,7 @@ final class CompletionRun implements RunningCompletion {
         current = listener;
         idleArmed = false;
         armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
-                + ctx.settings().firstByteTimeout().toSeconds() + " s");
+                + readable(ctx.settings().firstByteTimeout()));
         ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
         try {
             call = provider.call(route, ctx.request(), ctx.maxTokens(), listener);
@@ -123,7 +123,12 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private String idleMessage() {
-        return "went silent for more than " + ctx.settings().idleTimeout().toSeconds() + " s";
+        return "went silent for more than " + readable(ctx.settings().idleTimeout());
+    }
+
+    /** A timeout for a message: whole seconds, or milliseconds when it is not a whole number of seconds. */
+    static String readable(Duration timeout) {
+        return timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s" : timeout.toMillis() + " ms";
     }
 
     private void timedOut(Listener listener, String what) {

@@ -61,7 +61,8 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
             return;
         }
         boolean capacity = capacityStatus(status);
-        fail(new ModelProvider.UpstreamFailure(status, capacity || status >= 500, capacity,
+        // Retryable: at capacity, a server error, or the provider's own request timeout (408).
+        fail(new ModelProvider.UpstreamFailure(status, capacity || status >= 500 || status == 408, capacity,
                 StreamingExchange.retryAfter(retryAfter),
                 provider + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
     }
