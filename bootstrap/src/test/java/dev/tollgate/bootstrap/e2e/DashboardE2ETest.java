@@ -302,6 +302,26 @@ class DashboardE2ETest extends DashboardE2ESupport {
     }
 
     @Test
+    void brokenFormEncodingsAndControlCharactersAre400sNot500s() {
+        Browser browser = new Browser();
+        for (String path : List.of("/login", "/signup", "/verify")) {
+            HttpResponse<String> broken = browser.send(HttpRequest.newBuilder(uri(path))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString("email=%zz&password=%")));
+            assertEquals(400, broken.statusCode(), path + ": " + broken.body());
+        }
+        HttpResponse<String> nul = logIn(browser, "nul\u0000@example.com", "whatever password");
+        assertEquals(400, nul.statusCode(), nul.body());
+        HttpResponse<String> escape = signUp(browser, "x\u001b[2K@example.com", PASSWORD);
+        assertEquals(400, escape.statusCode(), escape.body());
+        Browser owner = signedInVerified(unique());
+        assertEquals(200, owner.get("/usage?model=a%00b").statusCode());
+        assertEquals(200, owner.get("/usage/activity.csv?model=a%00b").statusCode());
+        HttpResponse<String> tiny = owner.submit("/keys", "/keys", Map.of("name", "tiny", "limit", "1e-100000000"));
+        assertEquals(400, tiny.statusCode(), "an exponent is no amount, refused at once");
+    }
+
+    @Test
     void unknownAddressAndWrongPasswordAnswerAlike() {
         String email = unique();
         Browser owner = new Browser();

@@ -8,10 +8,19 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
-/** Value object: an account's e-mail address, trimmed and lower-cased so that one address is one account. */
+/**
+ * Value object: an account's e-mail address, trimmed and lower-cased so that one address is one account. The
+ * shape is RFC 5321's common form: a local part without spaces, control or format characters, quotes, brackets
+ * or the other specials, not starting or ending with a dot nor holding two in a row; a domain of at least two
+ * dot-separated labels of letters and digits (any script: internationalised domains) with inner hyphens, and no
+ * trailing dot (which would make a second account of the same mailbox).
+ */
 public record Email(String value) {
 
-    private static final Pattern SHAPE = Pattern.compile("[^\\s@]+@[^\\s@]+\\.[^\\s@]+");
+    private static final String LOCAL_CHAR = "[^\\s@()<>\\[\\]\\\\,;:\"\\p{Cc}\\p{Cf}\\p{Z}\\p{Cs}\\p{Co}\\p{Cn}]";
+    private static final String LABEL = "[\\p{L}\\p{N}](?:[\\p{L}\\p{N}\\p{M}-]*[\\p{L}\\p{N}\\p{M}])?";
+    private static final Pattern SHAPE = Pattern.compile(
+            "(?!\\.)(?!.*\\.@)" + LOCAL_CHAR + "{1,64}@" + LABEL + "(?:\\." + LABEL + ")+");
     private static final int MAX_LENGTH = 254;
 
     public Email {
@@ -19,8 +28,10 @@ public record Email(String value) {
             throw new DomainRuleViolation("email", "an e-mail address is required");
         }
         value = value.trim().toLowerCase(Locale.ROOT);
-        if (value.length() > MAX_LENGTH || !SHAPE.matcher(value).matches()) {
-            throw new DomainRuleViolation("email", "'" + value + "' is not an e-mail address");
+        if (value.length() > MAX_LENGTH || !SHAPE.matcher(value).matches() || value.substring(0, value.indexOf('@'))
+                .contains("..")) {
+            // The text is not quoted back: it may hold control characters meant for a log or a terminal.
+            throw new DomainRuleViolation("email", "that is not an e-mail address (name@example.com)");
         }
     }
 

@@ -33,6 +33,15 @@ public record Usd(long micros) implements Comparable<Usd> {
         if (dollars.signum() < 0) {
             throw new IllegalArgumentException("a USD amount cannot be negative: " + dollars.toPlainString());
         }
+        long integerDigits = (long) dollars.precision() - dollars.scale(); // long: the scale may be ±2^31
+        if (dollars.signum() == 0 || integerDigits < -6) {
+            // Below 0.0000001: rounds to nothing. Said before rounding, which for a tiny value written with an
+            // enormous exponent (1e-100000000) would compute a power of ten of as many digits.
+            return ZERO;
+        }
+        if (integerDigits > 19) {
+            throw new IllegalArgumentException("a USD amount is too large: " + dollars.toString());
+        }
         BigDecimal micros = dollars.movePointRight(6).setScale(0, RoundingMode.HALF_UP);
         if (micros.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
             throw new IllegalArgumentException("a USD amount is too large: " + dollars.toPlainString());

@@ -56,6 +56,17 @@ class UsdTest {
     }
 
     @Test
+    void aTinyOrHugeAmountWrittenWithAnEnormousExponentIsDecidedWithoutExpandingIt() {
+        // Rounding these by setScale would compute 10^100000000 (minutes of CPU): they are decided by magnitude.
+        assertEquals(Usd.ZERO, Usd.ofDollars(new BigDecimal("1e-100000000")));
+        assertEquals(Usd.ZERO, Usd.ofDollars(new BigDecimal("1e-2147483647")));
+        assertEquals(Usd.ZERO, Usd.ofDollars(new BigDecimal("0.00000004")));
+        assertEquals(Usd.ofMicros(1), Usd.ofDollars(new BigDecimal("0.0000005")), "half a micro rounds up");
+        assertThrows(IllegalArgumentException.class, () -> Usd.ofDollars(new BigDecimal("1e2147483647")));
+        assertThrows(IllegalArgumentException.class, () -> Usd.ofDollars(new BigDecimal("1e100000000")));
+    }
+
+    @Test
     void negativeMicrosAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Usd(-1));
         assertThrows(IllegalArgumentException.class, () -> Usd.ofMicros(Long.MIN_VALUE));

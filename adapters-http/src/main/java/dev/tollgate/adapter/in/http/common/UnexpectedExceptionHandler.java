@@ -6,6 +6,7 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.server.exceptions.ExceptionHandler;
 import io.netty.handler.codec.compression.DecompressionException;
+import io.netty.handler.codec.http.multipart.HttpPostRequestDecoder;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
@@ -52,6 +53,12 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
                     + "without a Content-Encoding header", ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null),
                     clock);
         }
+        if (undecodableForm(exception)) {
+            return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, "The form body could not be read: it is not "
+                    + "valid application/x-www-form-urlencoded data (a '%' must start an escape of two hexadecimal "
+                    + "digits, e.g. %25 for '%' itself)", ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null),
+                    clock);
+        }
         LOG.error("Unexpected failure of {} {} ({})", request.getMethodName(), request.getPath(), requestId,
                 exception);
         return ApiErrors.respond(request, HttpStatus.INTERNAL_SERVER_ERROR,
@@ -61,8 +68,17 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
 
     /** Whether the body could not be decompressed as its {@code Content-Encoding} says: the client's mistake. */
     static boolean undecodableBody(Throwable error) {
+        return causedBy(error, DecompressionException.class);
+    }
+
+    /** Whether a form body could not be decoded (Netty's form decoder refuses a broken escape): the client's. */
+    static boolean undecodableForm(Throwable error) {
+        return causedBy(error, HttpPostRequestDecoder.ErrorDataDecoderException.class);
+    }
+
+    private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
         for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof DecompressionException) {
+            if (type.isInstance(t)) {
                 return true;
             }
             if (t.getCause() == t) {

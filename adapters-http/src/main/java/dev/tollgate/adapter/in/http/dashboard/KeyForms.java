@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * HTTP adapter: the fields of the dashboard's key forms, read the way {@code /api/v1/keys} reads its JSON — a USD
@@ -22,6 +23,7 @@ final class KeyForms {
 
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
     /** A {@code datetime-local} value; a date or time that does not exist is refused, not moved (strict). */
+    private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,12})?|\\.[0-9]{1,12}");
     private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm")
             .withResolverStyle(ResolverStyle.STRICT);
 
@@ -35,18 +37,20 @@ final class KeyForms {
         }
     }
 
-    /** The limit in USD, or null when the field is empty. */
+    /**
+     * The limit in USD, or null when the field is empty: plain ASCII digits with an optional decimal point and up to
+     * 12 decimals, so no exponent (a short {@code 1e-100000000} would take minutes to round) and no other script's
+     * digits ({@code BigDecimal} reads them).
+     */
     static Usd limit(Map<String, String> form) {
-        String typed = form.getOrDefault("limit", "").strip().replace("$", "");
+        String typed = form.getOrDefault("limit", "").strip().replace("$", "").replace(",", "");
         if (typed.isEmpty()) {
             return null;
         }
-        BigDecimal dollars;
-        try {
-            dollars = new BigDecimal(typed);
-        } catch (NumberFormatException e) {
+        if (!PLAIN_AMOUNT.matcher(typed).matches()) {
             throw new FieldError("The limit must be an amount in US dollars, e.g. 5 or 12.50.");
         }
+        BigDecimal dollars = new BigDecimal(typed);
         if (dollars.signum() <= 0 || dollars.compareTo(MAX_LIMIT_DOLLARS) > 0) {
             throw new FieldError("The limit must be more than $0 and at most $1,000,000,000,000.");
         }

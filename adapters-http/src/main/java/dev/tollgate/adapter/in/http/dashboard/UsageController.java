@@ -186,7 +186,10 @@ public class UsageController {
     static UsageFilter filterOf(String key, String model) {
         KeyHash hash = key == null || key.isBlank() ? null : KeyHash.parse(key.strip()).orElse(
                 new KeyHash("0".repeat(64)));
-        String chosenModel = model == null || model.isBlank() ? null : model.strip();
+        // Control characters are in no model id (and PostgreSQL refuses a NUL in text): they are dropped.
+        String chosenModel = model == null ? null : model.codePoints().filter(c -> !Character.isISOControl(c))
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString().strip();
+        chosenModel = chosenModel == null || chosenModel.isEmpty() ? null : chosenModel;
         if (chosenModel != null && chosenModel.length() > 200) {
             chosenModel = chosenModel.substring(0, 200);
         }

@@ -33,7 +33,11 @@ class DashboardFormattingTest {
         assertEquals(Usd.ofMicros(300_000), KeyForms.limit(Map.of("limit", "$0.3")));
         assertNull(KeyForms.limit(Map.of("limit", "")));
         assertNull(KeyForms.limit(Map.of()));
-        for (String bad : new String[] {"0", "-1", "abc", "0.0000004", "1000000000001"}) {
+        assertEquals(Usd.ofMicros(1_000_000_000), KeyForms.limit(Map.of("limit", "1,000")));
+        assertEquals(Usd.ofMicros(500_000), KeyForms.limit(Map.of("limit", ".5")));
+        // No exponents (1e-100000000 would take minutes to round) and no digits of other scripts.
+        for (String bad : new String[] {"0", "-1", "abc", "0.0000004", "1000000000001", "1e-100000000", "1E-2147483647",
+            "1e2", "\uff11", "\u0661", "1.0000000000001", "+5", "NaN"}) {
             assertThrows(KeyForms.FieldError.class, () -> KeyForms.limit(Map.of("limit", bad)), bad);
         }
         assertEquals(LimitReset.WEEKLY, KeyForms.reset(Map.of("limit_reset", "weekly")));
