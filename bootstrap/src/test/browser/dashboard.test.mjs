@@ -125,6 +125,7 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       assert.match(link, /^\/verify\?token=/);
       await visit(page, link);
       await checkPage(page, "verify");
+      await page.fill("#password", password);
       await page.getByRole("button", { name: "Confirm my e-mail address" }).click();
       await page.getByText("Your e-mail address is confirmed").waitFor();
     });

@@ -80,6 +80,23 @@ public abstract class AbstractSessionRepositoryContractTest {
     }
 
     @Test
+    public void deleteAllEndsEverySessionOfTheAccountOnly() {
+        SessionToken one = SessionToken.generate(RANDOM);
+        SessionToken two = SessionToken.generate(RANDOM);
+        start(one, NOW);
+        start(two, NOW);
+        Account other = stores.newAccount(NOW);
+        SessionToken others = SessionToken.generate(RANDOM);
+        sessions.insert(DashboardSession.start(others, other.id(), "0".repeat(64), LIFETIME, NOW));
+
+        assertEquals(2, sessions.deleteAll(account.id()));
+        assertFalse(sessions.findByTokenHash(one.hash()).isPresent());
+        assertFalse(sessions.findByTokenHash(two.hash()).isPresent());
+        assertTrue(sessions.findByTokenHash(others.hash()).isPresent(), "another account's sessions stay");
+        assertEquals(0, sessions.deleteAll(account.id()));
+    }
+
+    @Test
     public void deleteEndedRemovesIdleAndExpiredSessionsOfTheAccountOnly() {
         SessionToken idle = SessionToken.generate(RANDOM);
         SessionToken expired = SessionToken.generate(RANDOM);

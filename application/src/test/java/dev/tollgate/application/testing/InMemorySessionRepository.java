@@ -41,6 +41,13 @@ public final class InMemorySessionRepository implements SessionRepository {
     }
 
     @Override
+    public synchronized int deleteAll(AccountId accountId) {
+        int before = sessions.size();
+        sessions.values().removeIf(s -> s.accountId().equals(accountId));
+        return before - sessions.size();
+    }
+
+    @Override
     public synchronized int deleteEnded(AccountId accountId, Instant idleBefore, Instant now) {
         int before = sessions.size();
         sessions.values().removeIf(s -> s.accountId().equals(accountId)

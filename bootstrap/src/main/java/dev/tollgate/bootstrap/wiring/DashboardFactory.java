@@ -134,11 +134,11 @@ public class DashboardFactory {
     }
 
     @Singleton
-    SignUpService signUp(AccountRepository accounts, CredentialRepository credentials, PasswordHasher hasher,
-            TransactionRunner transactions, Mailer mailer, VerificationMails mails,
+    SignUpService signUp(AccountRepository accounts, CredentialRepository credentials, SessionRepository sessions,
+            PasswordHasher hasher, TransactionRunner transactions, Mailer mailer, VerificationMails mails,
             VerifyAccountEmailUseCase verifyAccountEmail, TrafficGuard guard, AccessRules rules, Clock clock) {
-        return new SignUpService(accounts, credentials, hasher, transactions, mailer, mails, verifyAccountEmail, guard,
-                rules, clock);
+        return new SignUpService(accounts, credentials, sessions, hasher, transactions, mailer, mails,
+                verifyAccountEmail, guard, rules, clock);
     }
 
     @Singleton

@@ -154,17 +154,23 @@ abstract class DashboardE2ESupport extends GatewayE2ETest {
                 "password_repeat", password));
     }
 
+    /** Confirms the address with its latest link and {@link #PASSWORD}, in a browser of its own (a mail reader). */
     void verify(String email) {
+        HttpResponse<String> confirmed = confirm(email, PASSWORD);
+        assertEquals(200, confirmed.statusCode(), confirmed.body());
+        assertTrue(confirmed.body().contains("Your e-mail address is confirmed"));
+    }
+
+    /** Opens the address's latest link in a new browser and confirms it with {@code password}. */
+    HttpResponse<String> confirm(String email, String password) {
         Browser mailReader = new Browser();
         String link = outboxLinkFor(email);
         assertTrue(link.startsWith("/verify?token="), link);
         HttpResponse<String> confirmPage = mailReader.get(link);
         assertEquals(200, confirmPage.statusCode());
         String token = link.substring(link.indexOf("token=") + 6);
-        HttpResponse<String> confirmed = mailReader.post("/verify", Map.of("csrf", csrfOf(confirmPage.body()),
-                "token", token));
-        assertEquals(200, confirmed.statusCode(), confirmed.body());
-        assertTrue(confirmed.body().contains("Your e-mail address is confirmed"));
+        return mailReader.post("/verify", Map.of("csrf", csrfOf(confirmPage.body()), "token", token,
+                "password", password));
     }
 
     HttpResponse<String> logIn(Browser browser, String email, String password) {

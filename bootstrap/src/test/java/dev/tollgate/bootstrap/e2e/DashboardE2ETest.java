@@ -335,6 +335,7 @@ class DashboardE2ETest extends DashboardE2ESupport {
         assertEquals(wrongPassword.body().replace(email, "ADDRESS"), unknownAddress.body().replace(unknown, "ADDRESS"));
         assertTrue(wrongPassword.body().contains("The e-mail address or password is not correct."));
 
+        verify(email);
         Browser signUpper = new Browser();
         HttpResponse<String> taken = signUp(signUpper, email, "another password entirely");
         String fresh = unique();
@@ -345,6 +346,36 @@ class DashboardE2ETest extends DashboardE2ESupport {
                 "sign-up never tells whether an address is registered");
         assertTrue(outboxLinkFor(email).equals("/login"), "the owner got a notice, not a link");
         assertEquals(303, logIn(new Browser(), email, PASSWORD).statusCode(), "the password was not replaced");
+    }
+
+    @Test
+    void whoeverSignsUpFirstWithSomeoneElsesAddressCannotKeepTheAccount() {
+        String victim = unique();
+        String mallorysPassword = "mallory's own passphrase";
+        Browser mallory = new Browser();
+        assertEquals(200, signUp(mallory, victim, mallorysPassword).statusCode());
+        assertEquals(303, logIn(mallory, victim, mallorysPassword).statusCode(), "an unconfirmed account signs in");
+
+        // The owner of the mailbox cannot confirm Mallory's sign-up without Mallory's password.
+        HttpResponse<String> refused = confirm(victim, PASSWORD);
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("sign up once more"), refused.body());
+
+        // Signing up again replaces the pending password and ends Mallory's session; the owner confirms.
+        Browser owner = new Browser();
+        assertEquals(200, signUp(owner, victim, PASSWORD).statusCode());
+        assertEquals("/login", location(mallory.get("/")), "Mallory's session ended");
+        assertEquals(400, logIn(new Browser(), victim, mallorysPassword).statusCode(), "her password is gone");
+        HttpResponse<String> wrongOne = confirm(victim, mallorysPassword);
+        assertEquals(400, wrongOne.statusCode(), "the latest link needs the latest password");
+        verify(victim);
+        assertEquals(303, logIn(owner, victim, PASSWORD).statusCode());
+        assertTrue(owner.get("/").body().contains("Confirmed"));
+
+        // Once confirmed, a sign-up with the address changes nothing: the owner is told, nobody else gets in.
+        assertEquals(200, signUp(mallory, victim, mallorysPassword).statusCode());
+        assertEquals("/login", outboxLinkFor(victim), "a notice, not a link");
+        assertEquals(400, logIn(mallory, victim, mallorysPassword).statusCode());
     }
 
     @Test
@@ -439,7 +470,7 @@ class DashboardE2ETest extends DashboardE2ESupport {
         String token = link.substring(link.indexOf("token=") + 6);
         String tampered = token.substring(0, token.length() - 1) + (token.endsWith("a") ? "b" : "a");
         HttpResponse<String> refused = browser.post("/verify", Map.of("csrf", browser.csrf("/verify?token=x"),
-                "token", tampered));
+                "token", tampered, "password", PASSWORD));
         assertEquals(400, refused.statusCode());
         assertTrue(refused.body().contains("This link is not valid"));
         assertEquals(303, logIn(browser, email, PASSWORD).statusCode());

@@ -19,6 +19,9 @@ public interface SessionRepository {
     /** Ends a session; {@code false} when there was none. */
     boolean delete(KeyHash tokenHash);
 
+    /** Ends every session of the account; how many there were. */
+    int deleteAll(AccountId accountId);
+
     /** Removes the account's sessions that ended: past their absolute expiry, or last seen before {@code idleBefore}. */
     int deleteEnded(AccountId accountId, Instant idleBefore, Instant now);
 }

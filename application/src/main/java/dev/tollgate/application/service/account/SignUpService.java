@@ -12,6 +12,7 @@ import dev.tollgate.application.port.out.CredentialRepository;
 import dev.tollgate.application.port.out.MailMessage;
 import dev.tollgate.application.port.out.Mailer;
 import dev.tollgate.application.port.out.PasswordHasher;
+import dev.tollgate.application.port.out.SessionRepository;
 import dev.tollgate.application.port.out.TransactionRunner;
 import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.account.Account;
@@ -27,12 +28,16 @@ import java.util.Optional;
 /**
  * Service: signing up on the dashboard and proving the e-mail address. A sign-up with an address that has an
  * account already does the same work (the password is hashed, a mail is sent) and answers the same, so neither
- * the answer nor its timing tells a visitor which addresses are registered; the owner gets a notice instead.
+ * the answer nor its timing tells a visitor which addresses are registered. For a verified account the owner gets
+ * a notice; an account still unverified is nobody's yet: the new sign-up's password replaces the pending one, its
+ * sessions end and a new link goes to the address — so someone who signed up with another person's address first
+ * cannot keep it, and a link confirms only with the password of the latest sign-up.
  */
 public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCase, ResendVerificationUseCase {
 
     private final AccountRepository accounts;
     private final CredentialRepository credentials;
+    private final SessionRepository sessions;
     private final PasswordHasher hasher;
     private final TransactionRunner transactions;
     private final Mailer mailer;
@@ -42,11 +47,12 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
     private final AccessRules rules;
     private final Clock clock;
 
-    public SignUpService(AccountRepository accounts, CredentialRepository credentials, PasswordHasher hasher,
-            TransactionRunner transactions, Mailer mailer, VerificationMails mails,
+    public SignUpService(AccountRepository accounts, CredentialRepository credentials, SessionRepository sessions,
+            PasswordHasher hasher, TransactionRunner transactions, Mailer mailer, VerificationMails mails,
             VerifyAccountEmailUseCase verifyAccountEmail, TrafficGuard guard, AccessRules rules, Clock clock) {
         this.accounts = accounts;
         this.credentials = credentials;
+        this.sessions = sessions;
         this.hasher = hasher;
         this.transactions = transactions;
         this.mailer = mailer;
@@ -73,20 +79,37 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
         });
         if (opened.isPresent()) {
             send(mails.verification(opened.get(), now));
-        } else {
+            return;
+        }
+        Optional<Account> pending = transactions.inTransaction(() -> {
             Account existing = accounts.findByEmail(command.email()).orElseThrow(AccountNotFoundException::new);
-            send(mails.alreadyRegistered(existing));
+            if (existing.emailVerified()) {
+                return Optional.<Account>empty();
+            }
+            credentials.save(existing.id(), hash, now);
+            sessions.deleteAll(existing.id());
+            return Optional.of(existing);
+        });
+        if (pending.isPresent()) {
+            send(mails.verification(pending.get(), now));
+        } else {
+            send(mails.alreadyRegistered(accounts.findByEmail(command.email())
+                    .orElseThrow(AccountNotFoundException::new)));
         }
     }
 
     @Override
-    public boolean verify(String tokenText) {
+    public boolean verify(String tokenText, String password) {
         Optional<EmailVerificationToken> token = EmailVerificationToken.parse(tokenText);
         if (token.isEmpty()) {
             return false;
         }
         Optional<Account> account = accounts.findById(token.get().accountId());
         if (account.isEmpty() || !token.get().isValidFor(account.get().email(), mails.key(), clock.instant())) {
+            return false;
+        }
+        Optional<PasswordHash> stored = credentials.findByAccount(account.get().id());
+        if (stored.isEmpty() || !hasher.matches(Password.given(password == null ? "" : password), stored.get())) {
             return false;
         }
         if (!account.get().emailVerified()) {

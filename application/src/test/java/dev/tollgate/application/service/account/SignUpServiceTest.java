@@ -25,9 +25,13 @@ import dev.tollgate.domain.quota.AccessRules;
 import dev.tollgate.domain.quota.LimitScope;
 import dev.tollgate.domain.quota.TrafficLimits;
 import dev.tollgate.domain.quota.TrafficRules;
+import dev.tollgate.domain.session.DashboardSession;
+import dev.tollgate.domain.session.SessionLifetime;
+import dev.tollgate.domain.session.SessionToken;
 import dev.tollgate.domain.shared.DomainRuleViolation;
 import dev.tollgate.domain.shared.SigningKey;
 import dev.tollgate.domain.testing.MutableClock;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -53,7 +57,8 @@ class SignUpServiceTest {
         AccountService accounts = new AccountService(stores.accounts(), new InMemoryCreditLedger(), stores.transactions(), clock);
         TrafficGuard guard = new TrafficGuard(new TrafficRules(TrafficLimits.DEFAULTS), new InMemoryQuotaCounter(),
                 clock, true);
-        service = new SignUpService(stores.accounts(), stores.credentials(), hasher, stores.transactions(), mailer,
+        service = new SignUpService(stores.accounts(), stores.credentials(), stores.sessions(), hasher,
+                stores.transactions(), mailer,
                 new VerificationMails("https://gw.example.com/", KEY, Duration.ofHours(24)), accounts, guard,
                 new AccessRules(AccessLimits.DEFAULTS), clock);
     }
@@ -86,6 +91,7 @@ class SignUpServiceTest {
         service.signUp(new SignUpCommand(email("owner@example.com"), PASSWORD, IP));
         Account account = stores.accounts().findByEmail(email("owner@example.com")).orElseThrow();
         PasswordHash original = stores.credentials().findByAccount(account.id()).orElseThrow();
+        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD));
 
         service.signUp(new SignUpCommand(email("owner@example.com"), "an attacker's password", "198.51.100.7"));
 
@@ -96,6 +102,27 @@ class SignUpServiceTest {
         assertEquals("Someone tried to sign up with your address", notice.subject());
         assertFalse(notice.link().contains("token="), "a notice carries no verification link");
         assertEquals(2, mailer.sent().size());
+    }
+
+    @Test
+    void anUnconfirmedAddressSignedUpAgainTakesTheNewPasswordEndsItsSessionsAndGetsANewLink() {
+        service.signUp(new SignUpCommand(email("pending@example.com"), "someone else's password", "198.51.100.7"));
+        Account account = stores.accounts().findByEmail(email("pending@example.com")).orElseThrow();
+        String firstLink = tokenOf(mailer.last());
+        stores.sessions().insert(DashboardSession.start(SessionToken.generate(new SecureRandom()),
+                account.id(), "0".repeat(64), new SessionLifetime(Duration.ofHours(1), Duration.ofDays(1)),
+                clock.instant()));
+
+        service.signUp(new SignUpCommand(email("pending@example.com"), PASSWORD, IP));
+
+        assertEquals(0, stores.sessions().deleteAll(account.id()), "the earlier sign-up's session ended");
+        assertEquals(2, mailer.sent().size());
+        String secondLink = tokenOf(mailer.last());
+        assertFalse(service.verify(firstLink, "someone else's password"), "the replaced password confirms nothing");
+        assertFalse(service.verify(secondLink, "someone else's password"));
+        assertFalse(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
+        assertTrue(service.verify(secondLink, PASSWORD));
+        assertTrue(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
     }
 
     @Test
@@ -121,9 +148,9 @@ class SignUpServiceTest {
         service.signUp(new SignUpCommand(email("v@example.com"), PASSWORD, IP));
         String token = tokenOf(mailer.last());
         clock.advance(Duration.ofHours(23));
-        assertTrue(service.verify(token));
+        assertTrue(service.verify(token, PASSWORD));
         assertTrue(stores.accounts().findByEmail(email("v@example.com")).orElseThrow().emailVerified());
-        assertTrue(service.verify(token), "opening it again is harmless");
+        assertTrue(service.verify(token, PASSWORD), "opening it again is harmless");
     }
 
     @Test
@@ -139,10 +166,10 @@ class SignUpServiceTest {
                 + parsed.signature();
         for (String bad : new String[] {otherKey, otherAddress, laterExpiry, token + "0", "", null, "abc.def.ghi",
                 token.substring(0, token.length() - 1) + (token.endsWith("0") ? "1" : "0")}) {
-            assertFalse(service.verify(bad), String.valueOf(bad));
+            assertFalse(service.verify(bad, PASSWORD), String.valueOf(bad));
         }
         clock.advance(Duration.ofHours(24));
-        assertFalse(service.verify(token), "expired after 24 h");
+        assertFalse(service.verify(token, PASSWORD), "expired after 24 h");
         assertFalse(stores.accounts().findByEmail(email("v@example.com")).orElseThrow().emailVerified());
     }
 
@@ -153,7 +180,7 @@ class SignUpServiceTest {
         clock.advance(Duration.ofMinutes(1));
         service.resend(account.id(), IP);
         assertEquals(2, mailer.sent().size());
-        assertTrue(service.verify(tokenOf(mailer.last())));
+        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD));
         service.resend(account.id(), IP);
         assertEquals(2, mailer.sent().size(), "nothing is sent to a verified account");
     }

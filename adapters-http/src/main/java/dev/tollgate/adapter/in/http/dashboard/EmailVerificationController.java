@@ -20,8 +20,8 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.Map;
 
 /**
- * HTTP adapter: the verification link. {@code GET /verify?token=…} only shows a button (link scanners that open
- * every URL in a mail change nothing); its {@code POST} verifies. {@code POST /verify/resend} mails a signed-in,
+ * HTTP adapter: the verification link. {@code GET /verify?token=…} only shows a form (link scanners that open
+ * every URL in a mail change nothing); its {@code POST} verifies, with the password chosen at sign-up. {@code POST /verify/resend} mails a signed-in,
  * unverified account a new link.
  */
 @Controller
@@ -57,7 +57,7 @@ public class EmailVerificationController {
         if (!security.formIsGenuine(request, form)) {
             return pages.refusedForm(request);
         }
-        if (!verifyLink.verify(form.getOrDefault("token", ""))) {
+        if (!verifyLink.verify(form.getOrDefault("token", ""), form.getOrDefault("password", ""))) {
             return invalid(request);
         }
         boolean signedIn = security.visitor(request).isPresent();
@@ -95,9 +95,11 @@ public class EmailVerificationController {
         boolean signedIn = security.visitor(request).isPresent();
         return pages.page(HttpStatus.BAD_REQUEST, request, "message", "Link not valid", null, Map.of(
                 "heading", "This link is not valid",
-                "text", "The verification link is incomplete, was made for another address, or has expired (links "
-                        + "work for 24 hours). " + (signedIn ? "Ask for a new one on the overview page."
-                                : "Sign in to ask for a new one."),
+                "text", "The verification link is incomplete, was made for another address or has expired (links "
+                        + "work for 24 hours), or the password is not the one chosen at the latest sign-up with "
+                        + "this address. " + (signedIn ? "Ask for a new link on the overview page."
+                                : "If you did not sign up again yourself, sign up once more: a new sign-up of an "
+                                        + "unconfirmed address replaces its password."),
                 "link", signedIn ? "/" : "/login",
                 "linkText", signedIn ? "Go to the overview" : "Sign in"));
     }

@@ -41,6 +41,11 @@ public class JdbcSessionRepository implements SessionRepository {
     }
 
     @Override
+    public int deleteAll(AccountId accountId) {
+        return (int) rows.deleteByAccountId(accountId.value());
+    }
+
+    @Override
     public int deleteEnded(AccountId accountId, Instant idleBefore, Instant now) {
         return (int) rows.deleteEnded(accountId.value(), idleBefore, now);
     }

@@ -26,6 +26,9 @@ interface SessionRowRepository extends GenericRepository<SessionRow, String> {
     @Query("DELETE FROM dashboard_session WHERE token_hash = :tokenHash")
     long deleteByTokenHash(String tokenHash);
 
+    @Query("DELETE FROM dashboard_session WHERE account_id = :accountId")
+    long deleteByAccountId(UUID accountId);
+
     @Query("DELETE FROM dashboard_session WHERE account_id = :accountId AND (expires_at <= :now "
             + "OR last_seen_at < :idleBefore)")
     long deleteEnded(UUID accountId, Instant idleBefore, Instant now);
