@@ -46,9 +46,14 @@ public final class DashboardSession {
         return new DashboardSession(tokenHash, accountId, csrfToken, createdAt, lastSeenAt, expiresAt);
     }
 
-    /** Whether the session still signs its browser in at {@code now}. */
+    /**
+     * Whether the session still signs its browser in at {@code now}: before its stored expiry, and within the
+     * lifetimes configured now — an operator who shortens the absolute lifetime (after an incident, say) ends the
+     * older sessions too, not only the ones started afterwards.
+     */
     public boolean isLive(SessionLifetime lifetime, Instant now) {
-        return now.isBefore(expiresAt) && now.isBefore(lastSeenAt.plus(lifetime.idle()));
+        return now.isBefore(expiresAt) && now.isBefore(createdAt.plus(lifetime.absolute()))
+                && now.isBefore(lastSeenAt.plus(lifetime.idle()));
     }
 
     /** Notes a request at {@code now}; {@code true} when the new last-seen time is worth writing. */

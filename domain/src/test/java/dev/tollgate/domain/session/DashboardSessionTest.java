@@ -44,4 +44,15 @@ class DashboardSessionTest {
         assertThrows(IllegalArgumentException.class,
                 () -> new SessionLifetime(Duration.ofDays(8), Duration.ofDays(7)));
     }
+
+    @Test
+    void aShortenedAbsoluteLifetimeEndsSessionsStartedUnderTheLongerOne() {
+        DashboardSession session = DashboardSession.start(SessionToken.generate(new SecureRandom()), AccountId.newId(),
+                "0".repeat(64), lifetime, NOW);
+        SessionLifetime shortened = new SessionLifetime(Duration.ofMinutes(90), Duration.ofHours(4));
+        session.touch(NOW.plus(Duration.ofHours(3)));
+        assertTrue(session.isLive(shortened, NOW.plus(Duration.ofHours(4)).minusMillis(1)));
+        assertFalse(session.isLive(shortened, NOW.plus(Duration.ofHours(4))), "4 h after sign-in, not 7 days");
+        assertTrue(session.isLive(lifetime, NOW.plus(Duration.ofHours(4))), "under the lifetime it started with");
+    }
 }
