@@ -74,6 +74,12 @@ public class EmailVerificationController {
     }
 
     private MutableHttpResponse<?> resend(HttpRequest<?> request, Visitor visitor) {
+        if (visitor.account().emailVerified()) {
+            return pages.page(request, "message", "Already confirmed", null, Map.of(
+                    "heading", "Your e-mail address is already confirmed",
+                    "text", "No new link is needed: " + visitor.account().email().value() + " is confirmed.",
+                    "link", "/", "linkText", "Back to the overview"));
+        }
         try {
             resend.resend(visitor.account().id(), sources.sourceOf(request));
         } catch (RateLimitExceededException e) {
