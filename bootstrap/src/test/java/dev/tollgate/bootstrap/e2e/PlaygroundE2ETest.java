@@ -262,6 +262,22 @@ class PlaygroundE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void invalidRequestsCountInTheLimitsToo() {
+        String ip = freshIp();
+        Reply first = playground(ip, null, ask("pg/paid", "not a free model"));
+        assertEquals(404, first.status(), first.raw().body());
+        assertEquals("19", first.header("x-ratelimit-remaining-requests"), "a refusal carries the headers");
+        String cookie = cookieOf(first);
+        for (int i = 0; i < 19; i++) { // twenty in all
+            assertEquals(i % 2 == 0 ? 404 : 400, playground(ip, cookie, i % 2 == 0 ? ask("nope/nope", "x")
+                    : "{\"model\":\"pg/free\",\"messages\":[]}").status());
+        }
+        Reply over = playground(ip, cookie, ask("pg/free", "a valid one after twenty invalid"));
+        assertEquals(429, over.status(), "twenty invalid requests used the minute up: " + over.raw().body());
+        assertEquals(429, playground(ip, cookie, ask("nope/nope", "x")).status(), "and so are invalid ones");
+    }
+
+    @Test
     void fiftyAnHourPerBrowser() {
         String cookie = cookieOf(playground(freshIp(), null, ask("pg/free", "start")));
         int admitted = 1;

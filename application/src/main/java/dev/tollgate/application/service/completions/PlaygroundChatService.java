@@ -10,6 +10,7 @@ import dev.tollgate.application.port.out.PlaygroundLedger;
 import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.quota.RateLimitReport;
 import dev.tollgate.domain.completion.PiiRedactor;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -62,6 +63,11 @@ public final class PlaygroundChatService implements PlaygroundChatUseCase {
                 Integer.MAX_VALUE, "");
         TrafficGuard.Ticket ticket = traffic.admitUserPlayground(principal, origin, prepared.shape());
         return launcher.launch(prepared, requestId, ticket, new CompletionLauncher.AccountPays(principal), observer);
+    }
+
+    @Override
+    public RateLimitReport countRefusedAnonymous(TrafficOrigin origin) {
+        return traffic.admitAnonymousPlaygroundPlain(origin);
     }
 
     @Override

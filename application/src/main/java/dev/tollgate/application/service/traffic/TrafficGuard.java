@@ -68,6 +68,13 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
         return admit(rules.anonymousPlayground(origin.browserPrincipal(), origin.sourceIp(), estimatedTokens));
     }
 
+    /** An anonymous playground request refused for its content: counted like one without tokens, released at once. */
+    public RateLimitReport admitAnonymousPlaygroundPlain(TrafficOrigin origin) {
+        Ticket ticket = admitAnonymousPlayground(origin, 0);
+        ticket.release();
+        return ticket.report();
+    }
+
     /**
      * A dashboard sign-in attempt or mail ({@link dev.tollgate.domain.quota.AccessRules}): counted in the same store
      * as §8, never disabled (they stop password guessing and mail bombing), and holding no slot.

@@ -1,17 +1,23 @@
 package dev.tollgate.adapter.in.http.playground;
 
+import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
+import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
 import dev.tollgate.adapter.in.http.completions.ChatRequests;
 import dev.tollgate.adapter.in.http.completions.CompletionResponses;
 import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
 import dev.tollgate.adapter.in.http.dashboard.DashboardSecurity;
+import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.in.playground.PlaygroundChatUseCase;
 import dev.tollgate.application.port.in.playground.ResolvePlaygroundPrincipalUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
@@ -49,10 +55,13 @@ public class PlaygroundController {
     private final JsonMapper json;
     private final DashboardSecurity dashboard;
     private final ResolvePlaygroundPrincipalUseCase signedIn;
+    private final AdmitPlainRequestUseCase refusals;
 
     PlaygroundController(PlaygroundChatUseCase playground, ModelApiAuthentication authentication,
             PlaygroundPrincipals principals, CompletionResponses responses, SourceAddresses sources, JsonMapper json,
-            DashboardSecurity dashboard, ResolvePlaygroundPrincipalUseCase signedIn) {
+            DashboardSecurity dashboard, ResolvePlaygroundPrincipalUseCase signedIn,
+            AdmitPlainRequestUseCase refusals) {
+        this.refusals = refusals;
         this.dashboard = dashboard;
         this.signedIn = signedIn;
         this.playground = playground;
@@ -69,24 +78,28 @@ public class PlaygroundController {
     CompletableFuture<MutableHttpResponse<?>> complete(HttpRequest<?> request, @Body @Nullable byte[] body) {
         String requestId = RequestIds.of(request);
         String source = sources.sourceOf(request);
+        ApiKeyPrincipal principal = null;
         if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
-            ApiKeyPrincipal principal = authentication.principal(request);
-            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
-            TrafficOrigin origin = TrafficOrigin.of(source);
-            return responses.respond(request, chat,
-                    observer -> playground.startUserBilled(principal, chat, requestId, origin, observer));
-        }
-        if (playground.userBilledMode() && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
+            principal = authentication.principal(request);
+        } else if (playground.userBilledMode()
+                && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
             // The dashboard's playground page, signed in: billed to the account through its playground key.
-            ApiKeyPrincipal principal = signedIn.forSignedIn(dashboard.scriptAccount(request));
-            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
-            TrafficOrigin origin = TrafficOrigin.of(source);
-            return responses.respond(request, chat,
-                    observer -> playground.startUserBilled(principal, chat, requestId, origin, observer));
+            principal = signedIn.forSignedIn(dashboard.scriptAccount(request));
         }
-        ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
-        TrafficOrigin origin = new TrafficOrigin(source, principals.principalOf(request));
-        return responses.respond(request, chat,
-                observer -> playground.startAnonymous(chat, requestId, origin, observer));
+        ApiKeyPrincipal payer = principal;
+        TrafficOrigin origin = payer != null ? TrafficOrigin.of(source)
+                : new TrafficOrigin(source, principals.principalOf(request));
+        try {
+            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+            return responses.respond(request, chat, observer -> payer != null
+                    ? playground.startUserBilled(payer, chat, requestId, origin, observer)
+                    : playground.startAnonymous(chat, requestId, origin, observer));
+        } catch (InvalidRequestException | DomainRuleViolation | ModelNotFoundException
+                | UnsupportedCapabilityException refused) {
+            // Refused for its content before the limits saw it: it counts all the same (or becomes their 429).
+            RateLimitHeaders.remember(request, payer != null ? refusals.admitPlainRequest(payer, origin)
+                    : playground.countRefusedAnonymous(origin));
+            throw refused;
+        }
     }
 }

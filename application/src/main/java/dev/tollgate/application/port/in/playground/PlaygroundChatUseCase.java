@@ -4,6 +4,7 @@ import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
+import dev.tollgate.domain.quota.RateLimitReport;
 import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.util.List;
@@ -33,6 +34,16 @@ public interface PlaygroundChatUseCase {
      */
     RunningCompletion startUserBilled(ApiKeyPrincipal principal, ChatRequest request, String requestId,
             TrafficOrigin origin, CompletionObserver observer);
+
+    /**
+     * Counts an anonymous request refused for its content (a 400 or 404) in the §8.2 buckets of its browser and
+     * source IP and of all playground traffic, as a request without tokens, so that invalid requests are not free
+     * of the limits; what to report in its rate-limit headers.
+     *
+     * @throws dev.tollgate.application.port.in.traffic.RateLimitExceededException a §8.2 limit is exhausted (the
+     *                                                                            refusal becomes a 429)
+     */
+    RateLimitReport countRefusedAnonymous(TrafficOrigin origin);
 
     boolean userBilledMode();
 
