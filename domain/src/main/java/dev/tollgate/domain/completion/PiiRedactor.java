@@ -14,25 +14,69 @@ import java.util.regex.Pattern;
  */
 public final class PiiRedactor implements UnaryOperator<String> {
 
-    private static final Pattern EMAIL = Pattern.compile(
-            "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9-])");
-    private static final Pattern CARD = Pattern.compile("(?<![\\d-])(?:\\d[ -]?){12,18}\\d(?!\\d)");
+    /** Local part and domain in any script (internationalised addresses), the top-level domain in letters. */
+    private static final Pattern EMAIL = Pattern.compile("(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}@"
+            + "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}\\p{L}{2,24}(?![\\p{L}\\p{N}\\p{M}-])");
+    /** 13 to 19 digits, single or doubled spaces or dashes between them. */
+    private static final Pattern CARD = Pattern.compile("(?<![\\d-])(?:\\d(?:[ -]| {2})?){12,18}\\d(?!\\d)");
+    /** Groups of four joined by dots or slashes (4111.1111.1111.1111): only in that shape, not any decimal. */
+    private static final Pattern CARD_GROUPED = Pattern.compile(
+            "(?<![\\d./-])\\d{4}([./])\\d{4}\\1\\d{4}\\1\\d{1,7}(?![\\d./])");
     private static final Pattern IBAN = Pattern.compile(
-            "(?<![A-Za-z0-9])[A-Z]{2}\\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])");
+            "(?<![A-Za-z0-9])[A-Za-z]{2}\\d{2}(?:[ -]?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])");
     private static final Pattern SSN = Pattern.compile("(?<![\\d-])\\d{3}-\\d{2}-\\d{4}(?![\\d-])");
-    private static final Pattern PHONE = Pattern.compile(
-            "(?<![\\w+])(?:\\+\\d{1,3}[ .-]?)?(?:\\(\\d{1,4}\\)[ .-]?)?\\d{2,5}(?:[ .-]?\\d{2,5}){1,5}(?![\\w])");
+    /**
+     * An optional country code and area code in brackets, then groups of digits joined by a space, dot, dash or
+     * slash (with spaces around it): the first of one to five digits (+33 6 12 34 56 78), the others of two to
+     * eight. At least two groups, so a bare run of digits (an order id) is no phone; nothing right after a dash,
+     * dot or word, so the tail of an ISBN or a version is none either.
+     */
+    private static final Pattern PHONE = Pattern.compile("(?<![\\w+.-])(?:\\+\\d{1,3}(?:[ .-]| ?/ ?)?)?"
+            + "(?:\\(\\d{1,4}\\)[ .-]?)?\\d{1,5}(?:(?:[ .-]| ?/ ?| {2})\\d{2,8}){1,6}(?![\\w])");
+    /** A JSON {@code \\u} escape, as it stays in text that is itself JSON inside a string (tool-call arguments). */
+    private static final Pattern ESCAPE = Pattern.compile("\\\\u([0-9a-fA-F]{4})");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\[(?:email|card|iban|ssn|phone)]");
 
     @Override
     public String apply(String text) {
         if (text.isEmpty()) {
             return text;
         }
+        String redacted = redact(text);
+        if (text.indexOf('\\') < 0) {
+            return redacted;
+        }
+        // Escapes that a JSON text inside a string keeps (an @ written as its escape) must not hide an address: the
+        // text with the escapes of characters that can be part of one decoded is redacted too, and wins when it
+        // finds more.
+        String decoded = decodeEscapes(text);
+        if (decoded.equals(text)) {
+            return redacted;
+        }
+        String redactedDecoded = redact(decoded);
+        return placeholders(redactedDecoded) > placeholders(redacted) ? redactedDecoded : redacted;
+    }
+
+    private static String redact(String text) {
         String result = EMAIL.matcher(text).replaceAll("[email]");
         result = replace(result, CARD, "[card]", PiiRedactor::luhn);
-        result = replace(result, IBAN, "[iban]", PiiRedactor::iban);
+        result = replace(result, CARD_GROUPED, "[card]", PiiRedactor::luhn);
+        result = replaceIbans(result);
         result = SSN.matcher(result).replaceAll("[ssn]");
         return replace(result, PHONE, "[phone]", PiiRedactor::phoneLength);
+    }
+
+    /** Decodes the {@code \\u} escapes of letters, digits and {@code @._%+-}; others (quotes...) stay escaped. */
+    private static String decodeEscapes(String text) {
+        return ESCAPE.matcher(text).replaceAll(m -> {
+            char c = (char) Integer.parseInt(m.group(1), 16);
+            return Character.isLetterOrDigit(c) || "@._%+-".indexOf(c) >= 0
+                    ? Matcher.quoteReplacement(String.valueOf(c)) : Matcher.quoteReplacement(m.group());
+        });
+    }
+
+    private static int placeholders(String text) {
+        return (int) PLACEHOLDER.matcher(text).results().count();
     }
 
     private interface Check {
@@ -59,6 +103,37 @@ public final class PiiRedactor implements UnaryOperator<String> {
         return out.append(text, last, text.length()).toString();
     }
 
+    /**
+     * IBANs: a candidate may run on into the words after it (letters and digits in groups are what an IBAN is made
+     * of), so when the whole candidate fails the checksum, its prefixes ending before a separator are tried, longest
+     * first.
+     */
+    private static String replaceIbans(String text) {
+        Matcher matcher = IBAN.matcher(text);
+        StringBuilder out = null;
+        int last = 0;
+        int from = 0;
+        while (from < text.length() && matcher.find(from)) {
+            String candidate = matcher.group();
+            int length = candidate.length();
+            while (length >= 15 && !iban(candidate.substring(0, length))) {
+                int cut = Math.max(candidate.lastIndexOf(' ', length - 1), candidate.lastIndexOf('-', length - 1));
+                length = cut;
+            }
+            if (length < 15) {
+                from = matcher.start() + 1;
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(text.length());
+            }
+            out.append(text, last, matcher.start()).append("[iban]");
+            last = matcher.start() + length;
+            from = last;
+        }
+        return out == null ? text : out.append(text, last, text.length()).toString();
+    }
+
     private static boolean luhn(String match) {
         int sum = 0;
         int digits = 0;
@@ -77,7 +152,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
     }
 
     private static boolean iban(String match) {
-        String compact = match.replace(" ", "");
+        String compact = match.replace(" ", "").replace("-", "").toUpperCase(java.util.Locale.ROOT);
         String rearranged = compact.substring(4) + compact.substring(0, 4);
         int remainder = 0;
         for (int i = 0; i < rearranged.length(); i++) {

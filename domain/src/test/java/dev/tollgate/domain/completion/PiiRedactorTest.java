@@ -25,6 +25,19 @@ class PiiRedactorTest {
     }
 
     @Test
+    void personalDataWrittenOtherWaysIsReplacedToo() {
+        assertEquals("pay with [card] please", redact.apply("pay with 4111.1111.1111.1111 please"));
+        assertEquals("[card] and [card]", redact.apply("4111  1111  1111  1111 and 4111/1111/1111/1111"));
+        assertEquals("call [phone] please", redact.apply("call +33 6 12 34 56 78 please"));
+        assertEquals("[phone] or [phone]", redact.apply("+31 6 12345678 or 030 / 1234567"));
+        assertEquals("[iban] and [iban]", redact.apply("de89 3704 0044 0532 0130 00 and DE89-3704-0044-0532-0130-00"));
+        assertEquals("write to [email]!", redact.apply("write to jörg.müller@beispiel.de!"));
+        // Inside tool-call arguments (JSON text in a JSON string) an escape is still an escape after one decoding.
+        assertEquals("{\"email\":\"[email]\"}", redact.apply("{\"email\":\"gina\\u0040example.com\"}"));
+        assertEquals("say \\u0022hi\\u0022", redact.apply("say \\u0022hi\\u0022"), "no PII: the text is kept");
+    }
+
+    @Test
     void ordinaryNumbersStay() {
         String text = "Order 1234567890123456 costs 1,234.56 USD on 2026-11-25 at 10:30; ISBN 978-3-16-148410-0 "
                 + "and version 1.2.3, room 12345, 42 items, year 2026.";
