@@ -35,10 +35,18 @@ public sealed interface Admission {
         }
         if (decision.cooldown() != null) {
             QuotaDecision.CooldownBlock block = decision.cooldown();
+            boolean counted = false;
             for (CheckState state : decision.states()) {
                 if (state.check().bucket().equals(block.scope())) {
                     report = new RateLimitReport(window(state), report.tokens()); // the scope that cools down
+                    counted = true;
                 }
+            }
+            if (!counted) {
+                // A scope no request bucket counts (the behavioural cooldown's key, IP and model): nothing of it is
+                // allowed until the cooldown ends.
+                report = new RateLimitReport(new RateLimitReport.Window(block.scope().scope(), 0, 0,
+                        block.retryAfter()), report.tokens());
             }
             if (report.requests() != null) {
                 // Nothing passes until the cooldown is over, whatever the window would allow.
@@ -64,6 +72,11 @@ public sealed interface Admission {
         if (deciding.check() instanceof QuotaCheck.Requests) {
             // The headers then name the bucket that refused, not merely the one with the least left.
             report = new RateLimitReport(window(deciding), report.tokens());
+        } else if (!(deciding.check() instanceof QuotaCheck.Tokens)) {
+            // A concurrency cap or distinct-source set refused: the requests headers describe it (nothing left of
+            // it until the wait is over), never a request bucket with room to spare.
+            report = new RateLimitReport(new RateLimitReport.Window(deciding.check().bucket().scope(),
+                    deciding.check().limit(), 0, deciding.retryAfter()), report.tokens());
         }
         return new Refused(report, refusal(deciding));
     }

@@ -85,6 +85,38 @@ class AdmissionTest {
     }
 
     @Test
+    void aConcurrencyOrDistinctRefusalReportsThatCapNotARequestBucketWithRoomLeft() {
+        QuotaCheck.Requests minute = requests(LimitScope.KEY_IP, 600, Duration.ofMinutes(1));
+        QuotaCheck.Concurrency slots = new QuotaCheck.Concurrency(new Bucket(LimitScope.KEY, "k", "slots"), 50);
+        QuotaDecision busy = new QuotaDecision(List.of(
+                new CheckState(minute, 8, Duration.ZERO, Duration.ZERO),
+                new CheckState(slots, 50, Duration.ofSeconds(1), Duration.ZERO)), null, SlotLease.NONE);
+        assertEquals(new RateLimitReport.Window(LimitScope.KEY, 50, 0, Duration.ofSeconds(1)),
+                Admission.of(busy).report().requests());
+
+        QuotaCheck.Distinct ips = new QuotaCheck.Distinct(new Bucket(LimitScope.KEY, "k", "ips"), "10.0.0.9", 200,
+                Duration.ofHours(1));
+        QuotaDecision spread = new QuotaDecision(List.of(
+                new CheckState(minute, 8, Duration.ZERO, Duration.ZERO),
+                new CheckState(ips, 200, Duration.ofSeconds(3_600), Duration.ofSeconds(3_600))), null,
+                SlotLease.NONE);
+        assertEquals(new RateLimitReport.Window(LimitScope.KEY, 200, 0, Duration.ofSeconds(3_600)),
+                Admission.of(spread).report().requests());
+    }
+
+    @Test
+    void aBehaviouralCooldownReportsItsOwnScopeWithNothingLeft() {
+        QuotaCheck.Requests key = requests(LimitScope.KEY, 300, Duration.ofSeconds(10));
+        QuotaDecision decision = new QuotaDecision(List.of(new CheckState(key, 10, Duration.ZERO,
+                Duration.ofSeconds(55))), new QuotaDecision.CooldownBlock(new Bucket(LimitScope.KEY_IP_MODEL,
+                        "k@ip@m", "behaviour"), Duration.ofSeconds(40), true), SlotLease.NONE);
+        RateLimitReport report = Admission.of(decision).report();
+        assertEquals(LimitScope.KEY_IP_MODEL, report.requests().scope(), "the cooldown's scope, not the key's");
+        assertEquals(0, report.requests().remaining());
+        assertEquals(Duration.ofSeconds(40), report.requests().reset());
+    }
+
+    @Test
     void aCooldownRefusalSaysSoAndWaitsForItsEnd() {
         QuotaDecision decision = new QuotaDecision(List.of(), new QuotaDecision.CooldownBlock(
                 new Bucket(LimitScope.KEY_IP, "k@ip", "rpm"), Duration.ofMillis(29_500), false), SlotLease.NONE);
