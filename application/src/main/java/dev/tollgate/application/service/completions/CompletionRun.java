@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -248,10 +249,17 @@ final class CompletionRun implements RunningCompletion {
                 status, now, latency, ttftMillis, ctx.request().stream());
         boolean billed = !delivered.isEmpty() || "completed".equals(status);
         observer.onSettled(route.provider().value(), status, billed ? usage : TokenUsage.NONE, cost);
-        ctx.blocking().execute(() -> {
+        Runnable end = () -> {
             ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
             ctx.settle().accept(settlement);
-        });
+        };
+        try {
+            ctx.blocking().execute(end);
+        } catch (RejectedExecutionException shuttingDown) {
+            // The process is stopping and the executor takes nothing more: settle here rather than not at all (a
+            // request whose tokens reached its client must be charged for them).
+            end.run();
+        }
     }
 
     private Usd charge(TokenUsage usage, String status) {
