@@ -59,6 +59,9 @@ public final class TollgateApplication implements Callable<Integer> {
                     .mainClass(TollgateApplication.class)
                     .properties(datastore.properties())
                     .singletons(datastore)
+                    // Every singleton is made before the first request: a setting that is wrong (a duration that
+                    // is no duration, a limit of 0) stops the start-up instead of failing every request with a 500.
+                    .eagerInitSingletons(true)
                     .banner(false)
                     .start();
         } catch (RuntimeException e) {

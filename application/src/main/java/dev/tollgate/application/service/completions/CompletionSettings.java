@@ -29,6 +29,14 @@ public record CompletionSettings(Duration firstByteTimeout, Duration idleTimeout
         if (lease.compareTo(Duration.ofMinutes(2)) < 0) {
             throw new IllegalArgumentException("the hold lease must be at least 2 minutes");
         }
+        if (firstByteTimeout.isNegative() || firstByteTimeout.isZero() || idleTimeout.isNegative()
+                || idleTimeout.isZero()) {
+            throw new IllegalArgumentException("the first-byte and idle timeouts must be positive, were "
+                    + firstByteTimeout + " and " + idleTimeout);
+        }
+        if (maxRetries < 0 || backoffBase.isNegative() || backoffCap.isNegative()) {
+            throw new IllegalArgumentException("retries and backoff must not be negative");
+        }
     }
 
     /** The longest a request may run: its hold's lease less a minute for settling. */
