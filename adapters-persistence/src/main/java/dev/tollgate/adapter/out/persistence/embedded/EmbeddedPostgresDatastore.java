@@ -77,10 +77,16 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 sleep(Duration.ofMillis(250));
             }
         } while (System.nanoTime() < deadline);
-        throw new IOException("could not start or attach to an embedded PostgreSQL in " + pgData, lastFailure);
+        throw new IOException("could not start or attach to an embedded PostgreSQL in " + pgData + " (if no "
+                + "PostgreSQL runs on this directory, a stale lock file " + pgData.resolve("postmaster.pid")
+                + " left by a crash may block it: remove that file)", lastFailure);
     }
 
-    /** The port of a live PostgreSQL serving {@code pgData}, read from its {@code postmaster.pid}. */
+    /**
+     * The port of a live PostgreSQL serving {@code pgData}, read from its {@code postmaster.pid} — and only when
+     * the server on that port says its data directory is {@code pgData}: a lock file a crash left behind may name
+     * a process id reused since and a port another PostgreSQL serves now, whose data must never be taken for ours.
+     */
     static Optional<Integer> runningServerPort(Path pgData) {
         Path pidFile = pgData.resolve("postmaster.pid");
         try {
@@ -91,7 +97,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             long pid = Long.parseLong(lines.get(0).trim());
             int port = Integer.parseInt(lines.get(3).trim());
             boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (!alive || !accepts(port)) {
+            if (!alive || !serves(port, pgData)) {
                 return Optional.empty();
             }
             return Optional.of(port);
@@ -100,11 +106,32 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         }
     }
 
-    private static boolean accepts(int port) {
-        try (Connection ignored = connect(port, "postgres")) {
-            return true;
+    /** Whether the PostgreSQL on {@code port} answers and serves {@code pgData} (the same directory, resolved). */
+    private static boolean serves(int port, Path pgData) {
+        try (Connection connection = connect(port, "postgres");
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW data_directory")) {
+            if (!rs.next()) {
+                return false;
+            }
+            Path served = Path.of(rs.getString(1));
+            boolean ours = sameDirectory(served, pgData);
+            if (!ours) {
+                LOG.warn("{} names a live process and port {}, but the PostgreSQL there serves {}: the lock file is "
+                        + "stale (left by a crash); not attaching to it", pgData.resolve("postmaster.pid"), port,
+                        served);
+            }
+            return ours;
         } catch (SQLException e) {
             return false;
+        }
+    }
+
+    private static boolean sameDirectory(Path a, Path b) {
+        try {
+            return a.toRealPath().equals(b.toRealPath());
+        } catch (IOException e) {
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
         }
     }
 

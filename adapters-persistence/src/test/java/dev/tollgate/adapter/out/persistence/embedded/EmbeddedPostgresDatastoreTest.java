@@ -61,4 +61,20 @@ class EmbeddedPostgresDatastoreTest {
         Files.writeString(pgData.resolve("postmaster.pid"), "999999999\n" + pgData + "\n0\n5\n\n");
         assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData).isEmpty());
     }
+
+    @Test
+    void aStalePidFileNamingALiveProcessAndAnotherDirectorysServerIsNotAttachedTo(@TempDir Path other)
+            throws Exception {
+        try (EmbeddedPostgresDatastore elsewhere = EmbeddedPostgresDatastore.attachOrStart(other, false)) {
+            Path pgData = dataDir.resolve("postgres");
+            Files.createDirectories(pgData);
+            // A pid reused by a live process (this one), and the port of a PostgreSQL serving another directory.
+            Files.writeString(pgData.resolve("postmaster.pid"), ProcessHandle.current().pid() + "\n" + pgData
+                    + "\n0\n" + elsewhere.port() + "\n\n");
+            assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData).isEmpty(),
+                    "its data would be taken for ours");
+            assertEquals(elsewhere.port(), EmbeddedPostgresDatastore.runningServerPort(elsewhere.dataDirectory())
+                    .orElseThrow(), "the server's own directory still finds it");
+        }
+    }
 }
