@@ -31,6 +31,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresDatastore.class);
 
     private final Path pgData;
+    /** The name this process's connections carry, so that others' can be told apart from them. */
+    private static final String APPLICATION_NAME = "tollgate-" + ProcessHandle.current().pid();
     private final int port;
     private final EmbeddedPostgres owned;
 
@@ -155,6 +157,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         Properties props = new Properties();
         props.setProperty("user", SUPERUSER);
         props.setProperty("connectTimeout", "2");
+        props.setProperty("ApplicationName", APPLICATION_NAME);
         return DriverManager.getConnection(url(port, database), props);
     }
 
@@ -175,7 +178,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      * at all for 10 s (a stalled server) is dropped, so requests fail with 503 instead of hanging.
      */
     public String jdbcUrl() {
-        return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10";
+        return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10&ApplicationName=" + APPLICATION_NAME;
     }
 
     public String username() {
@@ -197,8 +200,29 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        if (owned != null) {
-            owned.close();
+        if (owned == null) {
+            return;
+        }
+        long others = otherClients();
+        if (others > 0) {
+            // Another gateway or a CLI command attached to this server: stopping it would cut them off mid-work.
+            // It keeps running; the next process on this directory attaches to it.
+            LOG.info("Leaving the embedded PostgreSQL on port {} running: {} connection(s) of other processes use it",
+                    port, others);
+            return;
+        }
+        owned.close();
+    }
+
+    /** Client connections to this server of other processes (each process names its own by its pid). */
+    private long otherClients() {
+        try (Connection connection = connect(port, "postgres");
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                        + "'client backend' AND application_name <> '" + APPLICATION_NAME + "'")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        } catch (SQLException e) {
+            return 0;
         }
     }
 }
