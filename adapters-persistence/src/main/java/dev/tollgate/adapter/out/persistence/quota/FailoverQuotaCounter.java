@@ -57,6 +57,8 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private final AtomicLong replayed = new AtomicLong();
     private volatile long sharedDownUntil;
     private volatile boolean down;
+    /** Back from an outage with nothing to hand over: the store has not answered yet (logged once it does). */
+    private volatile boolean unconfirmed;
 
     public FailoverQuotaCounter(SharedQuotaStore shared, InProcessQuotaCounter local, StoreFailurePolicy policy,
             IntSupplier instances, Duration retryAfter) {
@@ -75,6 +77,10 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                     recover(now);
                 }
                 QuotaDecision decision = shared.decide(demand, now);
+                if (unconfirmed) {
+                    unconfirmed = false;
+                    LOG.info("The shared rate-limit store answers again; limits are shared across instances again");
+                }
                 if (decision.admitted()) {
                     SlotLease mirror = local.record(share(demand), now);
                     if (!mirror.isEmpty()) {
@@ -86,8 +92,12 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 sharedDownUntil = System.nanoTime() + retryAfterNanos;
                 if (!down) {
                     down = true;
-                    LOG.warn("The shared rate-limit store is unreachable ({}); failure policy {} applies",
-                            e.getMessage(), policy);
+                    if (unconfirmed) {
+                        unconfirmed = false; // a recovery with nothing to hand over, not confirmed: still down
+                    } else {
+                        LOG.warn("The shared rate-limit store is unreachable ({}); failure policy {} applies",
+                                e.getMessage(), policy);
+                    }
                 }
                 return fallback(demand, now, e);
             }
@@ -182,6 +192,11 @@ public final class FailoverQuotaCounter implements QuotaCounter {
             throw e;
         }
         down = false;
+        if (running.isEmpty() && admissions.isEmpty() && cooldowns.isEmpty()) {
+            // Nothing was handed over, so nothing has reached the store yet: the next decision tells.
+            unconfirmed = true;
+            return;
+        }
         LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
                 + "admitted during the outage still run, {} admissions still in their windows and {} running "
                 + "cooldowns, now counted there)", running.size(), admissions.size(), cooldowns.size());

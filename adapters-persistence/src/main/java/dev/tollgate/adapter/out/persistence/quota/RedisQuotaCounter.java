@@ -173,7 +173,8 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         try {
             counter.commands();
         } catch (Unavailable e) {
-            LOG.warn("{}; quota decisions fail until it answers", e.getMessage());
+            LOG.warn("{}; until it answers, each decision that needs it fails and the configured failure policy "
+                    + "decides (by default a per-instance share of each limit)", e.getMessage());
         }
         return counter;
     }
