@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
  * The operator CLI ({@code tollgate admin …}). Each command prints only its requested value on stdout; errors go
  * to stderr with exit code 1, bad arguments print usage with exit code 2.
  */
-@Command(name = "admin", mixinStandardHelpOptions = true, description = "Operator commands.",
+@Command(name = "admin", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
+        description = "Operator commands.",
         subcommands = {AdminCommand.AccountCommands.class, AdminCommand.ManagementKeyCommands.class,
                 AdminCommand.ApiKeyCommands.class})
 public final class AdminCommand implements Callable<Integer> {
@@ -108,9 +109,20 @@ public final class AdminCommand implements Callable<Integer> {
         }
     }
 
+    /** Most a single CLI amount may be: $1 billion (a typo of a few digits too many is refused, not booked). */
+    private static final BigDecimal MAX_DOLLARS = new BigDecimal("1000000000");
+
     static Usd usd(CommandSpec spec, String option, String value, boolean mustBePositive) {
         try {
             BigDecimal dollars = new BigDecimal(value.strip());
+            if (dollars.compareTo(MAX_DOLLARS) > 0) {
+                throw new ParameterException(spec.commandLine(), option + " must be at most "
+                        + MAX_DOLLARS.toPlainString() + " USD");
+            }
+            if (dollars.signum() > 0 && dollars.stripTrailingZeros().scale() > 6) {
+                throw new ParameterException(spec.commandLine(), option + " has more decimals than a micro-dollar "
+                        + "(0.000001 USD, the smallest amount Tollgate books)");
+            }
             Usd amount = Usd.ofDollars(dollars);
             if (mustBePositive && !amount.isPositive()) {
                 throw new ParameterException(spec.commandLine(), option + " must be a positive USD amount");
@@ -287,6 +299,9 @@ public final class AdminCommand implements Callable<Integer> {
             @Override
             public Integer call() {
                 Email address = email(spec, email);
+                if (limitReset != null && limit == null) {
+                    throw new ParameterException(spec.commandLine(), "--limit-reset needs --limit (§4.1 rule 2)");
+                }
                 LimitReset reset = limitReset == null ? null
                         : LimitReset.fromWireName(limitReset.toLowerCase(Locale.ROOT)).orElseThrow(() ->
                                 new ParameterException(spec.commandLine(),

@@ -107,6 +107,22 @@ class AdminCliE2ETest {
     }
 
     @Test
+    void amountsBeyondAMicroDollarOrABillionAndALimitResetAloneAreBadArguments() {
+        String email = uniqueEmail();
+        for (String credit : new String[] {"9223372036854", "0.0000001", "0.0000015", "1000000000.01"}) {
+            Run refused = tollgate("admin", "account", "create", "--email", email, "--credit", credit);
+            assertEquals(2, refused.exit(), credit + ": " + refused.err());
+            assertEquals("", refused.out());
+        }
+        assertEquals(0, tollgate("admin", "account", "create", "--email", email, "--verified").exit());
+        assertEquals(2, tollgate("admin", "account", "credit", "--email", email, "--usd", "0.0000019").exit());
+        Run reset = tollgate("admin", "api-key", "create", "--email", email, "--name", "k", "--limit-reset", "daily");
+        assertEquals(2, reset.exit(), reset.err());
+        assertTrue(reset.err().contains("--limit-reset needs --limit"), reset.err());
+        assertEquals("Tollgate 0.1.0", tollgate("admin", "-V").out().strip());
+    }
+
+    @Test
     void managementKeysNeedAVerifiedAccountAndAuthenticateUntilDisabled() {
         String email = uniqueEmail();
         tollgate("admin", "account", "create", "--email", email);
@@ -147,9 +163,6 @@ class AdminCliE2ETest {
         assertEquals("batch", stored.name().value());
         assertEquals(Optional.of(new SpendLimit(Usd.ofMicros(5_000_000), LimitReset.MONTHLY)), stored.limit());
 
-        Run noLimit = tollgate("admin", "api-key", "create", "--email", email, "--name", "x", "--limit-reset", "daily");
-        assertEquals(1, noLimit.exit());
-        assertTrue(noLimit.err().contains("limit_reset requires limit"), noLimit.err());
         Run past = tollgate("admin", "api-key", "create", "--email", email, "--name", "x", "--expires-at",
                 "2001-01-01T00:00:00Z");
         assertEquals(1, past.exit());
