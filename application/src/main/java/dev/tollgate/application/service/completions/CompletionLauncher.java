@@ -5,6 +5,7 @@ import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.application.port.in.completions.CatalogUnavailableException;
 import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.out.BillingLedger;
 import dev.tollgate.application.port.out.ModelProviders;
@@ -86,13 +87,20 @@ final class CompletionLauncher {
      */
     Prepared prepare(ChatRequest request, int outputCap, String where) {
         CatalogModel model = models.get(request.model());
-        List<ProviderRoute> routes = model.routesFor(request.features()).stream()
+        List<ProviderRoute> able = model.routesFor(request.features());
+        List<ProviderRoute> routes = able.stream()
                 .filter(r -> providers.byName(r.provider().value()).isPresent())
                 .toList();
         if (routes.isEmpty()) {
             List<String> missing = model.capabilities().missing(request.features());
             if (!missing.isEmpty()) {
                 throw new UnsupportedCapabilityException(model.id(), missing);
+            }
+            if (!able.isEmpty()) {
+                // The catalog names providers this instance has not built (added to the file after start-up): the
+                // server's configuration, not the request, is wrong.
+                throw new CatalogUnavailableException("no provider of '" + model.id() + "' is running in this "
+                        + "instance (a provider added to the catalog takes effect at the next start)");
             }
             throw new DomainRuleViolation("model", "no configured provider serves '" + model.id()
                     + "' with the requested features");

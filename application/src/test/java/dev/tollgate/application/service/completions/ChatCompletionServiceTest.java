@@ -30,6 +30,7 @@ import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
 import dev.tollgate.application.port.in.completions.ModelNotFoundException;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.application.port.in.completions.CatalogUnavailableException;
 import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.out.ModelCatalog;
 import dev.tollgate.application.port.out.ModelProvider;
@@ -413,6 +414,16 @@ class ChatCompletionServiceTest {
                     () -> start(plain));
             assertEquals("messages", refused.param(), "images travel in the messages");
             assertTrue(refused.getMessage().contains("image input"), refused.getMessage());
+        }
+
+        @Test
+        void aModelWhoseProvidersThisInstanceDoesNotRunIsUnavailableNotTheClientsFault() {
+            catalog.add(model("test/orphan", 1000, 200, route("gamma", "gamma-model", 1_000_000, 3_000_000, PLAIN)));
+            CatalogUnavailableException unavailable = assertThrows(CatalogUnavailableException.class,
+                    () -> start("test/orphan", 10));
+            assertEquals("service_unavailable", unavailable.code());
+            assertTrue(unavailable.getMessage().contains("next start"), unavailable.getMessage());
+            assertNothingHeldOrSent();
         }
 
         @Test
