@@ -133,6 +133,7 @@ public class JdbcBillingLedger implements BillingLedger {
             outcome = holds.submit(hold, WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (RuntimeException e) {
             slices.giveBack(hold.accountId().value(), amount);
+            withdrawLater(hold.requestId(), 0);
             throw e;
         }
         if (outcome != HoldOutcome.PLACED) {
@@ -535,6 +536,45 @@ public class JdbcBillingLedger implements BillingLedger {
             long idleMillis = Math.max(50, idleReturnNanos / 2_000_000);
             upkeep.scheduleWithFixedDelay(() -> quietly("returning idle balance slices",
                     () -> slices.returnIdle(idleReturnNanos)), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Waits before each try to withdraw a hold whose placing failed: about two minutes in all. */
+    private static final long[] WITHDRAW_DELAYS_MILLIS = {5_000, 10_000, 20_000, 40_000, 60_000};
+
+    /**
+     * The placing of a hold failed (the database stalled or went away), so its request was refused with nothing
+     * sent upstream — yet the hold may have been committed before the failure reached us. Deletes it once the
+     * database answers (a few tries, in the background): otherwise it would count against the key's limit until
+     * its lease ran out and then show as an expired request that never ran. First try after a few seconds, when a
+     * statement still running in the database has either committed or been cancelled.
+     */
+    private void withdrawLater(String requestId, int attempt) {
+        ScheduledExecutorService scheduler = upkeep;
+        if (scheduler == null || attempt >= WITHDRAW_DELAYS_MILLIS.length) {
+            return;
+        }
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    int removed = transactions.executeWrite(status -> {
+                        try (PreparedStatement delete = status.getConnection().prepareStatement(
+                                "DELETE FROM request_hold WHERE request_id = ? AND instance_id = ?")) {
+                            delete.setString(1, requestId);
+                            delete.setString(2, instanceId);
+                            return delete.executeUpdate();
+                        }
+                    });
+                    if (removed > 0) {
+                        LOG.info("Withdrew the hold of {}, placed as the database failed (the request was refused)",
+                                requestId);
+                    }
+                } catch (RuntimeException e) {
+                    withdrawLater(requestId, attempt + 1);
+                }
+            }, WITHDRAW_DELAYS_MILLIS[attempt], TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // stopping: the sweep of the next instance releases it after its lease
         }
     }
 
