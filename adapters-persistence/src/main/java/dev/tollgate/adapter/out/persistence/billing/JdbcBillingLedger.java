@@ -133,7 +133,7 @@ public class JdbcBillingLedger implements BillingLedger {
             outcome = holds.submit(hold, WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (RuntimeException e) {
             slices.giveBack(hold.accountId().value(), amount);
-            withdrawLater(hold.requestId(), 0);
+            placingFailed(hold.requestId());
             throw e;
         }
         if (outcome != HoldOutcome.PLACED) {
@@ -549,6 +549,10 @@ public class JdbcBillingLedger implements BillingLedger {
      * its lease ran out and then show as an expired request that never ran. First try after a few seconds, when a
      * statement still running in the database has either committed or been cancelled.
      */
+    void placingFailed(String requestId) {
+        withdrawLater(requestId, 0);
+    }
+
     private void withdrawLater(String requestId, int attempt) {
         ScheduledExecutorService scheduler = upkeep;
         if (scheduler == null || attempt >= WITHDRAW_DELAYS_MILLIS.length) {

@@ -247,6 +247,28 @@ class JdbcBillingLedgerTest {
     // Rows as stored
 
     @Test
+    void aHoldWhosePlacingFailedIsWithdrawnOnceTheDatabaseAnswers() throws InterruptedException {
+        Payer payer = newPayer(dollars("5"), null);
+        String requestId = newRequestId();
+        String other = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, dollars("0.75"), NOW)));
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, other, dollars("0.25"), NOW)));
+
+        // As when the database stalled after committing the hold and the request was refused with a 503.
+        ledger.placingFailed(requestId);
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", requestId) > 0) {
+            assertTrue(System.nanoTime() < deadline, "the hold was not withdrawn");
+            Thread.sleep(100);
+        }
+        assertEquals(0, queryLong("SELECT count(*) FROM request_ledger WHERE request_id = ?", requestId),
+                "a request that never ran leaves no ledger row");
+        assertEquals(1, queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", other),
+                "other holds stay");
+    }
+
+    @Test
     void aHoldIsOneRowCoveredByThisInstancesSliceOfTheBalance() {
         Payer payer = newPayer(dollars("5"), null);
         String requestId = newRequestId();
