@@ -137,7 +137,14 @@ public class TrafficFactory {
 
     @Singleton
     TrafficGuard trafficGuard(TrafficLimits limits, QuotaCounter counter, Clock clock, MeterRegistry registry,
-            @Value("${tollgate.limits.enabled:true}") boolean enabled) {
+            @Value("${tollgate.limits.enabled:true}") String enabledSetting) {
+        // Strictly true or false: "maybe" or a typo would otherwise read as false and turn every limit off.
+        boolean enabled = switch (enabledSetting.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("TOLLGATE_LIMITS_ENABLED (tollgate.limits.enabled) must be "
+                    + "true or false, was '" + enabledSetting + "'");
+        };
         TrafficGuard guard = new TrafficGuard(new TrafficRules(limits), counter, clock, enabled);
         Gauge.builder("tollgate.requests.in.flight", guard, TrafficGuard::inFlight)
                 .description("Admitted requests of this instance that hold concurrency slots").register(registry);

@@ -825,6 +825,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             Reply completion = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
                     body(PRICED, "\"max_tokens\":5"));
             assertModelError(completion, 503, "service_unavailable");
+            assertEquals("2", models.header("retry-after"), "a short wait: the file is looked at again soon");
+            assertEquals("2", completion.header("retry-after"));
             assertNothingBilled(completion, customer.email(), OPENING_MICROS);
             // Authentication still comes first.
             assertModelError(sendTo(base, "GET", "/v1/models", "gp-nope", null), 401, "invalid_api_key");

@@ -71,6 +71,9 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             response.header("Retry-After", Long.toString(limited.refusal().retryAfterSeconds()));
         } else if (exception instanceof TrafficLimitsUnavailableException) {
             response.header("Retry-After", "1");
+        } else if (exception instanceof CatalogUnavailableException) {
+            // The catalog is looked at again at most once a second by default: a short wait is enough.
+            response.header("Retry-After", "2");
         }
         return response;
     }
