@@ -767,6 +767,11 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         assertEquals(Map.of("prompt", "0.000001", "completion", "0.000003"), priced.get("pricing"));
         assertEquals("tollgate", priced.get("owned_by"));
         assertEquals(16384, integer(priced.get("context_length"), "context_length"));
+        Map<String, Object> capabilities = map(priced.get("capabilities"));
+        assertEquals(java.util.Set.of("tools", "response_format", "logprobs", "seed", "images"),
+                capabilities.keySet(), "every capability is listed, as a boolean");
+        capabilities.values().forEach(v -> assertInstanceOf(Boolean.class, v));
+        assertEquals(Boolean.FALSE, capabilities.get("images"), "the simulator takes no images");
         Map<String, Object> freePricing = map(byId.get(FREE).get("pricing"));
         assertEquals(0, new java.math.BigDecimal((String) freePricing.get("prompt")).signum());
         assertEquals(0, new java.math.BigDecimal((String) freePricing.get("completion")).signum());

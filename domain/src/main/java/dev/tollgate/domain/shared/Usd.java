@@ -31,7 +31,7 @@ public record Usd(long micros) implements Comparable<Usd> {
      */
     public static Usd ofDollars(BigDecimal dollars) {
         if (dollars.signum() < 0) {
-            throw new IllegalArgumentException("a USD amount cannot be negative: " + dollars.toPlainString());
+            throw new IllegalArgumentException("a USD amount cannot be negative: " + dollars);
         }
         long integerDigits = (long) dollars.precision() - dollars.scale(); // long: the scale may be ±2^31
         if (dollars.signum() == 0 || integerDigits < -6) {
@@ -44,7 +44,7 @@ public record Usd(long micros) implements Comparable<Usd> {
         }
         BigDecimal micros = dollars.movePointRight(6).setScale(0, RoundingMode.HALF_UP);
         if (micros.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException("a USD amount is too large: " + dollars.toPlainString());
+            throw new IllegalArgumentException("a USD amount is too large: " + dollars);
         }
         return new Usd(micros.longValueExact());
     }

@@ -45,9 +45,7 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
         if (!enabled) {
             return RateLimitReport.NONE;
         }
-        Ticket ticket = admit(rules.modelRequest(caller(principal, origin), null));
-        ticket.release();
-        return ticket.report();
+        return countOnly(admit(rules.modelRequest(caller(principal, origin), null)));
     }
 
     /** A chat completion on {@code /v1}: §8.1 buckets, slots, token windows and the behavioural cooldown. */
@@ -70,7 +68,11 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
 
     /** An anonymous playground request refused for its content: counted like one without tokens, released at once. */
     public RateLimitReport admitAnonymousPlaygroundPlain(TrafficOrigin origin) {
-        Ticket ticket = admitAnonymousPlayground(origin, 0);
+        return countOnly(admitAnonymousPlayground(origin, 0));
+    }
+
+    /** A request counted and over at once (it holds no slot while nothing runs): what to report. */
+    private static RateLimitReport countOnly(Ticket ticket) {
         ticket.release();
         return ticket.report();
     }

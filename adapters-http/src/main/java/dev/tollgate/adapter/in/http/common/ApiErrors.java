@@ -5,6 +5,7 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.HttpResponse;
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -68,6 +69,17 @@ public final class ApiErrors {
         }
         body.put("error", error);
         return body;
+    }
+
+    /** A number as a person typed it, short, for a message: plain digits when that stays short, else scientific. */
+    public static String shown(BigDecimal value) {
+        String plain = value.toPlainString();
+        return plain.length() <= 24 ? plain : value.toString();
+    }
+
+    /** Text a client sent, quoted back in a message: cut after {@code max} characters so the message stays short. */
+    public static String shown(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
     }
 
     /** The model-surface classification of a status without a more specific code. */

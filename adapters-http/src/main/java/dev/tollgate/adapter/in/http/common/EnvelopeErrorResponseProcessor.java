@@ -43,8 +43,7 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         if (sent == null || sent.isBlank()) {
             return "Unsupported Content-Type: the request has a body but no Content-Type; send application/json";
         }
-        String shown = sent.strip().length() <= 64 ? sent.strip() : sent.strip().substring(0, 64) + "…";
-        return "Unsupported Content-Type '" + shown + "': send application/json";
+        return "Unsupported Content-Type '" + ApiErrors.shown(sent.strip(), 64) + "': send application/json";
     }
 
     private static String messageFor(ErrorContext context, HttpStatus status) {

@@ -125,12 +125,6 @@ public final class JsonObjectBody {
                 + " and have at most " + MAX_SCALE + " decimal places)");
     }
 
-    /** A number as a person typed it, short, for a message: plain digits when that stays short, else scientific. */
-    public static String shown(BigDecimal value) {
-        String plain = value.toPlainString();
-        return plain.length() <= 24 ? plain : value.toString();
-    }
-
     public Set<String> names() {
         return fields.keySet();
     }

@@ -1,11 +1,15 @@
 package dev.tollgate.adapter.in.http.common;
 
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
+import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.domain.quota.RateLimitReport;
+import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.ResponseFilter;
 import io.micronaut.http.annotation.ServerFilter;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * HTTP adapter: the §7.2 {@code x-ratelimit-*} headers on every {@code /v1} response whose request reached the
@@ -23,6 +27,22 @@ public final class RateLimitHeaders {
     /** Keeps what the limits said about this request, for its response. */
     public static void remember(HttpRequest<?> request, RateLimitReport report) {
         request.setAttribute(ATTRIBUTE, report);
+    }
+
+    /**
+     * Runs {@code attempt}, the reading and starting of a request the limits count; when it is refused for its
+     * content (400, 404) before the limits saw it, it is counted all the same by {@code count} — so that invalid
+     * requests are not free of the limits, carry the headers, or become the 429 of an exhausted bucket.
+     */
+    public static <T> T countingRefusals(HttpRequest<?> request, Supplier<RateLimitReport> count,
+            Supplier<T> attempt) {
+        try {
+            return attempt.get();
+        } catch (InvalidRequestException | DomainRuleViolation | ModelNotFoundException
+                | UnsupportedCapabilityException refused) {
+            remember(request, count.get());
+            throw refused;
+        }
     }
 
     @ResponseFilter

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.time.Clock;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
         if (undecodableBody(exception)) {
             String encoding = request.getHeaders().get("Content-Encoding");
             return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, "The request body could not be decompressed: "
-                    + "it is not " + (encoding == null ? "compressed" : shorten(encoding.strip()) + " data")
+                    + "it is not " + (encoding == null ? "compressed" : ApiErrors.shown(encoding.strip(), 32) + " data")
                     + " as its Content-Encoding header says. Send the body compressed that way, or uncompressed "
                     + "without a Content-Encoding header", ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null),
                     clock);
@@ -69,28 +70,22 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
 
     /** Whether the body could not be decompressed as its {@code Content-Encoding} says: the client's mistake. */
     static boolean undecodableBody(Throwable error) {
-        return causedBy(error, DecompressionException.class);
+        return anyCause(error, DecompressionException.class::isInstance);
     }
 
     /** Whether a form body could not be decoded (Netty's form decoder refuses a broken escape): the client's. */
     static boolean undecodableForm(Throwable error) {
-        return causedBy(error, HttpPostRequestDecoder.ErrorDataDecoderException.class);
+        return anyCause(error, HttpPostRequestDecoder.ErrorDataDecoderException.class::isInstance);
     }
 
-    private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
+    /** Whether {@code error} or any of its causes matches. */
+    private static boolean anyCause(Throwable error, Predicate<Throwable> matches) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (matches.test(t)) {
                 return true;
-            }
-            if (t.getCause() == t) {
-                break;
             }
         }
         return false;
-    }
-
-    private static String shorten(String value) {
-        return value.length() <= 32 ? value : value.substring(0, 32) + "…";
     }
 
     /**
@@ -99,19 +94,9 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
      * includes a statement cancelled by its timeout).
      */
     static boolean storeUnavailable(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException) {
-                return true;
-            }
-            if (t instanceof SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("53")
-                            || sql.getSQLState().startsWith("57"))) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return anyCause(error, t -> t instanceof SQLTransientException || t instanceof SQLRecoverableException
+                || t instanceof SQLException sql && sql.getSQLState() != null
+                        && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("53")
+                                || sql.getSQLState().startsWith("57")));
     }
 }

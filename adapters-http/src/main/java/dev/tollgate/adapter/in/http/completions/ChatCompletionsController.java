@@ -1,6 +1,5 @@
 package dev.tollgate.adapter.in.http.completions;
 
-import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
@@ -8,11 +7,8 @@ import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.CompleteChatUseCase;
-import dev.tollgate.application.port.in.completions.ModelNotFoundException;
-import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.completion.ChatRequest;
-import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MediaType;
@@ -63,15 +59,10 @@ public class ChatCompletionsController {
         ApiKeyPrincipal principal = authentication.principal(request);
         String requestId = RequestIds.of(request);
         TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
-        try {
+        return RateLimitHeaders.countingRefusals(request, () -> refusals.admitPlainRequest(principal, origin), () -> {
             ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
             return responses.respond(request, chat,
                     observer -> completeChat.start(principal, chat, requestId, origin, observer));
-        } catch (InvalidRequestException | DomainRuleViolation | ModelNotFoundException
-                | UnsupportedCapabilityException refused) {
-            // Thrown before the traffic limits saw the request (nothing was counted or held yet).
-            RateLimitHeaders.remember(request, refusals.admitPlainRequest(principal, origin));
-            throw refused;
-        }
+        });
     }
 }

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.ApiErrors;
 import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.domain.catalog.ModelId;
@@ -170,7 +171,7 @@ public final class ChatRequests {
                 } else {
                     // Audio, files and the like would go upstream unpriced: what they cost cannot be held.
                     throw new InvalidRequestException(where + ".content", where + ".content has a part of type '"
-                            + shorten(type) + "', which this gateway does not take: send text or image_url parts");
+                            + ApiErrors.shown(type, 32) + "', which this gateway does not take: send text or image_url parts");
                 }
             }
             return new Content(text.toString(), images);
@@ -203,10 +204,6 @@ public final class ChatRequests {
         }
     }
 
-    private static String shorten(String value) {
-        return value.length() <= 32 ? value : value.substring(0, 32) + "…";
-    }
-
     private static Integer integer(JsonObjectBody body, String field, int min, int max) {
         if (!body.has(field) || body.isNull(field)) {
             return null;
@@ -216,12 +213,12 @@ public final class ChatRequests {
             int parsed = value.intValueExact();
             if (parsed < min || parsed > max) {
                 throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                        + JsonObjectBody.shown(value));
+                        + ApiErrors.shown(value));
             }
             return parsed;
         } catch (ArithmeticException e) {
             throw new InvalidRequestException(field, field + " must be an integer from " + min + " to " + max
-                    + ", got " + JsonObjectBody.shown(value));
+                    + ", got " + ApiErrors.shown(value));
         }
     }
 
@@ -232,7 +229,7 @@ public final class ChatRequests {
         BigDecimal value = body.number(field);
         if (value.compareTo(new BigDecimal(min)) < 0 || value.compareTo(new BigDecimal(max)) > 0) {
             throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                    + JsonObjectBody.shown(value));
+                    + ApiErrors.shown(value));
         }
         return value;
     }

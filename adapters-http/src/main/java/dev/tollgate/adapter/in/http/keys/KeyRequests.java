@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.keys;
 
+import dev.tollgate.adapter.in.http.common.ApiErrors;
 import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.application.port.in.keys.ApiKeyNotFoundException;
@@ -134,7 +135,7 @@ final class KeyRequests {
         BigDecimal dollars = body.number("limit");
         if (dollars.signum() <= 0) {
             throw new InvalidRequestException("limit", "limit must be a positive USD amount, got "
-                    + JsonObjectBody.shown(dollars));
+                    + ApiErrors.shown(dollars));
         }
         if (dollars.compareTo(MAX_LIMIT_DOLLARS) > 0) {
             throw new InvalidRequestException("limit", "limit must be at most " + MAX_LIMIT_DOLLARS.toPlainString()
@@ -143,7 +144,7 @@ final class KeyRequests {
         Usd amount = Usd.ofDollars(dollars);
         if (amount.isZero()) {
             throw new InvalidRequestException("limit", "limit must be at least 0.000001 USD, got "
-                    + JsonObjectBody.shown(dollars));
+                    + ApiErrors.shown(dollars));
         }
         return amount;
     }
@@ -178,12 +179,8 @@ final class KeyRequests {
         } catch (DateTimeParseException e) {
             throw new InvalidRequestException(field, field + " must be an ISO 8601 / RFC 3339 timestamp with a "
                     + "four-digit year and a time zone, of a date and time that exist, e.g. 2030-01-31T23:59:59Z, "
-                    + "got '" + shorten(value) + "'");
+                    + "got '" + ApiErrors.shown(value, 64) + "'");
         }
     }
 
-    /** A value quoted in a message: long ones are cut (the message must stay readable). */
-    private static String shorten(String value) {
-        return value.length() <= 64 ? value : value.substring(0, 64) + "…";
-    }
 }

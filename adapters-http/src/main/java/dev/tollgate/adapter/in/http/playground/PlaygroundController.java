@@ -1,6 +1,5 @@
 package dev.tollgate.adapter.in.http.playground;
 
-import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.RequestIds;
@@ -11,13 +10,10 @@ import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
 import dev.tollgate.adapter.in.http.dashboard.DashboardSecurity;
 import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
-import dev.tollgate.application.port.in.completions.ModelNotFoundException;
-import dev.tollgate.application.port.in.completions.UnsupportedCapabilityException;
 import dev.tollgate.application.port.in.playground.PlaygroundChatUseCase;
 import dev.tollgate.application.port.in.playground.ResolvePlaygroundPrincipalUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.completion.ChatRequest;
-import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
@@ -89,17 +85,12 @@ public class PlaygroundController {
         ApiKeyPrincipal payer = principal;
         TrafficOrigin origin = payer != null ? TrafficOrigin.of(source)
                 : new TrafficOrigin(source, principals.principalOf(request));
-        try {
-            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
-            return responses.respond(request, chat, observer -> payer != null
-                    ? playground.startUserBilled(payer, chat, requestId, origin, observer)
-                    : playground.startAnonymous(chat, requestId, origin, observer));
-        } catch (InvalidRequestException | DomainRuleViolation | ModelNotFoundException
-                | UnsupportedCapabilityException refused) {
-            // Refused for its content before the limits saw it: it counts all the same (or becomes their 429).
-            RateLimitHeaders.remember(request, payer != null ? refusals.admitPlainRequest(payer, origin)
-                    : playground.countRefusedAnonymous(origin));
-            throw refused;
-        }
+        return RateLimitHeaders.countingRefusals(request, () -> payer != null
+                ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
+                    ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+                    return responses.respond(request, chat, observer -> payer != null
+                            ? playground.startUserBilled(payer, chat, requestId, origin, observer)
+                            : playground.startAnonymous(chat, requestId, origin, observer));
+                });
     }
 }
