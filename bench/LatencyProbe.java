@@ -14,8 +14,10 @@ import java.util.Arrays;
  * client decodes a chunked answer (the gateway's) with more work than a fixed-length one (the mock's), and wrk's
  * own scheduling adds up to a millisecond at the 99th percentile (measured against the mock: p99 0.15 ms with this
  * client, 0.8–1.6 ms with wrk), either of which would be counted as the gateway's.
- * Usage: java LatencyProbe.java ttft|json URL KEY|- MODEL REQUESTS → prints "p50_ms p99_ms" (after 2,000
- * uncounted requests)
+ * Usage: java LatencyProbe.java ttft|json URL KEY|- MODEL REQUESTS → prints "p50_ms p99_ms" (after PROBE_WARMUP
+ * uncounted requests, default 10,000: with 2,000 the probe's own JIT compiler was still at work during the counted
+ * ones — a CPU profile of the slowest 1 % found its C2 thread among the busiest there — and on two cores that
+ * compiler takes the CPU the measured server needs)
  */
 public class LatencyProbe {
 
@@ -45,7 +47,8 @@ public class LatencyProbe {
             socket.setTcpNoDelay(true);
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            for (int i = -2000; i < n; i++) {
+            int warmup = Integer.parseInt(System.getenv().getOrDefault("PROBE_WARMUP", "10000"));
+            for (int i = -warmup; i < n; i++) {
                 long start = System.nanoTime();
                 out.write(bytes);
                 out.flush();

@@ -55,6 +55,19 @@ class EmbeddedPostgresDatastoreTest {
     }
 
     @Test
+    void autovacuumVisitsEverySecondSoTheHoldQueueDoesNotBloat() throws Exception {
+        try (EmbeddedPostgresDatastore datastore = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+                Connection c = connect(datastore);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT setting, unit FROM pg_settings "
+                        + "WHERE name = 'autovacuum_naptime'")) {
+            assertTrue(rs.next());
+            assertEquals("1", rs.getString(1));
+            assertEquals("s", rs.getString(2));
+        }
+    }
+
+    @Test
     void aStalePidFileDoesNotCountAsARunningServer() throws Exception {
         Path pgData = dataDir.resolve("postgres");
         Files.createDirectories(pgData);

@@ -38,6 +38,7 @@ import io.netty.resolver.InetNameResolver;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
@@ -288,7 +289,11 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         void start() {
-            pool.acquire().addListener(acquired -> {
+            // The promise completes on the connection's own event loop (after the pool's health check there), so
+            // the request is written without another hand-off: the pool's default promise belongs to the next
+            // loop of the group, whose listener would run there and hand the send back to the connection's loop.
+            Promise<Channel> promise = ImmediateEventExecutor.INSTANCE.newPromise();
+            pool.acquire(promise).addListener(acquired -> {
                 if (!acquired.isSuccess()) {
                     decoder.transportFailed(acquired.cause());
                     return;
