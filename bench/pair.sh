@@ -6,8 +6,8 @@
 # both. Per build it reports the probe's p50 / p99 (median over the rounds) and the CPU time per request of the
 # gateway process and of its PostgreSQL (from /proc/<pid>/stat), which drifts less than latency does.
 # Usage: bench/pair.sh JAR_A JAR_B [rounds, default 6]
-#   REQUESTS (per probe, default 5000; each probe also sends PROBE_WARMUP uncounted ones first, default 10,000), WARMUP_SECONDS (per build,
-#   default 60), C32=1 to add two alternating 10 s wrk runs at concurrency 32 per build.
+#   REQUESTS (per probe, default 5000; each probe also sends PROBE_WARMUP uncounted ones first, default 10,000),
+#   WARMUP_SECONDS (per build, default 60), C32=1 to add two alternating 10 s wrk runs at concurrency 32 per build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JAR_A=$(realpath "$1")

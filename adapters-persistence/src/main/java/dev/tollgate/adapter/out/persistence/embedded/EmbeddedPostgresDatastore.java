@@ -70,7 +70,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                         .setServerConfig("full_page_writes", durable ? "on" : "off")
                         // request_hold is a queue (a row in and out per request): vacuumed once a minute, as by
                         // default, it carried 100,000+ dead rows at 2,000 requests a second and every hold and
-                        // settlement got slower until the vacuum (docs/operations.md, "PostgreSQL").
+                        // settlement got slower until the vacuum (docs/operations.md, "The embedded default").
                         .setServerConfig("autovacuum_naptime", "1s")
                         .setPGStartupWait(Duration.ofSeconds(60))
                         .setRegisterShutdownHook(false)
