@@ -6,8 +6,9 @@ import io.micronaut.scheduling.annotation.Scheduled;
 import jakarta.inject.Singleton;
 
 /**
- * Counts the live gateway instances every few seconds while the traffic limits live in Redis, so that a Redis
- * outage divides each limit among the instances that are actually running (docs/operations.md).
+ * Counts the live gateway instances every second while the traffic limits live in Redis, so that a Redis outage
+ * divides each limit among the instances that are actually running, and tells them which instances decide alone
+ * (docs/operations.md).
  */
 @Singleton
 @Requires(property = "redis.uri", pattern = ".+")
@@ -19,7 +20,7 @@ final class GatewayInstancesSchedule {
         this.instances = instances;
     }
 
-    @Scheduled(fixedDelay = "5s", initialDelay = "1s")
+    @Scheduled(fixedDelay = "1s", initialDelay = "1s")
     void refresh() {
         instances.refresh();
     }

@@ -132,7 +132,7 @@ public class TrafficFactory {
                 + "dividing limits by {}", redis.get().endpoint(), policy,
                 instances > 0 ? instances + " instances" : "the live instances");
         return new TimedQuotaCounter(new FailoverQuotaCounter(redis.get(), new InProcessQuotaCounter(), policy, share,
-                retry), registry, "redis");
+                liveInstances, retry), registry, "redis");
     }
 
     @Singleton

@@ -31,6 +31,48 @@ public final class LocalQuotas {
 
     public QuotaDecision decide(TrafficDemand demand, Instant at) {
         long now = at.toEpochMilli();
+        Evaluation evaluation = evaluate(demand, now);
+        if (!evaluation.passes()) {
+            if (evaluation.block() == null) {
+                recordBlocks(demand, evaluation.before(), now);
+            }
+            return new QuotaDecision(evaluation.before(), evaluation.block(), SlotLease.NONE);
+        }
+        List<QuotaState> counters = evaluation.counters();
+        BehaviourSample sample = demand.behaviour();
+        BehaviourState behaviour = evaluation.behaviour();
+        List<CheckState> after = new ArrayList<>(demand.checks().size());
+        for (int i = 0; i < demand.checks().size(); i++) {
+            QuotaCheck check = demand.checks().get(i);
+            QuotaState counter = counters.get(i);
+            record(check, counter, now);
+            CheckState state = evaluate(check, counter, now);
+            after.add(new CheckState(check, state.used(), Duration.ZERO, state.reset()));
+        }
+        if (sample != null) {
+            behaviour.record(now, sample.fingerprint(), sample.minimal());
+        }
+        List<Bucket> slots = demand.slots();
+        SlotLease lease = slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + leases.incrementAndGet(), slots);
+        return new QuotaDecision(after, null, lease);
+    }
+
+    /**
+     * What {@link #decide} would answer at {@code at}, without counting anything: no admission, no request-limit
+     * block, no slot (the lease is always empty). A caller that holds the demand's buckets (the in-process store's
+     * stripe locks) can look first and then admit or refuse on another store's word as well.
+     */
+    public QuotaDecision check(TrafficDemand demand, Instant at) {
+        Evaluation evaluation = evaluate(demand, at.toEpochMilli());
+        return new QuotaDecision(evaluation.before(), evaluation.block(), SlotLease.NONE);
+    }
+
+    /** Every check of a demand evaluated, nothing changed: its counters, their states, the cooldown that blocks. */
+    private record Evaluation(List<QuotaState> counters, List<CheckState> before, QuotaDecision.CooldownBlock block,
+            BehaviourState behaviour, boolean passes) {
+    }
+
+    private Evaluation evaluate(TrafficDemand demand, long now) {
         QuotaDecision.CooldownBlock block = null;
         for (Bucket scope : demand.cooldownScopes()) {
             Bucket bucket = scope.withRule(COOLDOWN);
@@ -59,26 +101,7 @@ public final class LocalQuotas {
             before.add(state);
             passes &= state.passed();
         }
-        if (!passes) {
-            if (block == null) {
-                recordBlocks(demand, before, now);
-            }
-            return new QuotaDecision(before, block, SlotLease.NONE);
-        }
-        List<CheckState> after = new ArrayList<>(demand.checks().size());
-        for (int i = 0; i < demand.checks().size(); i++) {
-            QuotaCheck check = demand.checks().get(i);
-            QuotaState counter = counters.get(i);
-            record(check, counter, now);
-            CheckState state = evaluate(check, counter, now);
-            after.add(new CheckState(check, state.used(), Duration.ZERO, state.reset()));
-        }
-        if (sample != null) {
-            behaviour.record(now, sample.fingerprint(), sample.minimal());
-        }
-        List<Bucket> slots = demand.slots();
-        SlotLease lease = slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + leases.incrementAndGet(), slots);
-        return new QuotaDecision(after, null, lease);
+        return new Evaluation(counters, before, block, behaviour, passes);
     }
 
     /**

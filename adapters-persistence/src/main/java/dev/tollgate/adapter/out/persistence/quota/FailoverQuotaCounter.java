@@ -34,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * admitted alone that its request windows and distinct sets still hold ({@link SharedQuotaStore#replay}), so that
  * a window spanning the recovery counts the requests of both sides, and the cooldowns running here
  * ({@link SharedQuotaStore#replayCooldowns}), so that a caller cooled down during the outage stays so.
+ * <p>
+ * The shared store never sees what an instance admits alone until that instance reaches it again. So while any
+ * other live instance decides alone ({@link AloneInstances}) — in the moment between one instance's recovery and
+ * another's, or while only some instances lose the shared store — this one admits through the shared store only
+ * what its own share admits as well: each instance within its share, all of them within the limit.
  */
 public final class FailoverQuotaCounter implements QuotaCounter {
 
@@ -43,6 +48,7 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private final InProcessQuotaCounter local;
     private final StoreFailurePolicy policy;
     private final IntSupplier instances;
+    private final AloneInstances peers;
     private final long retryAfterNanos;
     /** Slots granted here alone while the shared store was unreachable, by lease id. */
     private final Map<String, SlotLease> localLeases = new ConcurrentHashMap<>();
@@ -59,13 +65,16 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private volatile boolean down;
     /** Back from an outage with nothing to hand over: the store has not answered yet (logged once it does). */
     private volatile boolean unconfirmed;
+    /** The other instances were told that this one admits alone (and not yet that it shares again). */
+    private volatile boolean announcedAlone;
 
     public FailoverQuotaCounter(SharedQuotaStore shared, InProcessQuotaCounter local, StoreFailurePolicy policy,
-            IntSupplier instances, Duration retryAfter) {
+            IntSupplier instances, AloneInstances peers, Duration retryAfter) {
         this.shared = shared;
         this.local = local;
         this.policy = policy;
         this.instances = instances;
+        this.peers = peers;
         this.retryAfterNanos = retryAfter.toNanos();
     }
 
@@ -76,11 +85,14 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 if (down) {
                     recover(now);
                 }
-                QuotaDecision decision = shared.decide(demand, now);
-                if (unconfirmed) {
-                    unconfirmed = false;
-                    LOG.info("The shared rate-limit store answers again; limits are shared across instances again");
+                if (announcedAlone) { // what it admitted alone has been handed to the shared store
+                    announcedAlone = false;
+                    peers.alone(false);
                 }
+                if (peers.othersAlone()) {
+                    return decideWithinShare(demand, now);
+                }
+                QuotaDecision decision = sharedDecision(demand, now);
                 if (decision.admitted()) {
                     SlotLease mirror = local.record(share(demand), now);
                     if (!mirror.isEmpty()) {
@@ -105,6 +117,29 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         return fallback(demand, now, null);
     }
 
+    private QuotaDecision sharedDecision(TrafficDemand demand, Instant now) {
+        QuotaDecision decision = shared.decide(demand, now);
+        if (unconfirmed) {
+            unconfirmed = false;
+            LOG.info("The shared rate-limit store answers again; limits are shared across instances again");
+        }
+        return decision;
+    }
+
+    /**
+     * Another instance admits alone: this one's share must admit the request too (checked first, so a request the
+     * share refuses costs nothing in the shared store), and what the shared store admits is mirrored as usual.
+     */
+    private QuotaDecision decideWithinShare(TrafficDemand demand, Instant now) {
+        InProcessQuotaCounter.Within within = local.decideWithin(share(demand), now,
+                () -> sharedDecision(demand, now));
+        QuotaDecision decision = within.decision();
+        if (!within.mirror().isEmpty()) {
+            mirrors.put(decision.lease().id(), within.mirror());
+        }
+        return decision;
+    }
+
     private QuotaDecision fallback(TrafficDemand demand, Instant now, Unavailable cause) {
         if (policy.failsClosed(demand)) {
             throw cause != null ? cause : new Unavailable("the shared rate-limit store is unreachable", null);
@@ -115,6 +150,10 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         }
         if (decision.admitted()) {
             rememberAlone(demand, now);
+            if (!announcedAlone) {
+                announcedAlone = true;
+                peers.alone(true);
+            }
         }
         return decision;
     }

@@ -65,6 +65,27 @@ public final class InProcessQuotaCounter implements QuotaCounter {
         return locked(stripesOf(demand), now, () -> quotas.record(demand, now));
     }
 
+    /**
+     * Decides {@code demand} here first and asks {@code other} only if it passes here, as one step for the
+     * demand's buckets (their stripes stay locked meanwhile): refused here, it is refused as {@link #decide} would
+     * (request-limit blocks recorded) and {@code other} is never asked; passed here, {@code other} decides, and what
+     * it admits is counted here too (its slots taken, {@link Within#mirror()}). A failure of {@code other} leaves
+     * this store as it was.
+     */
+    public Within decideWithin(TrafficDemand demand, Instant now, Supplier<QuotaDecision> other) {
+        return locked(stripesOf(demand), now, () -> {
+            if (!quotas.check(demand, now).admitted()) {
+                return new Within(quotas.decide(demand, now), SlotLease.NONE);
+            }
+            QuotaDecision decision = other.get();
+            return new Within(decision, decision.admitted() ? quotas.record(demand, now) : SlotLease.NONE);
+        });
+    }
+
+    /** {@code other}'s decision (or this store's refusal), and the slots the admitted request took here. */
+    public record Within(QuotaDecision decision, SlotLease mirror) {
+    }
+
     @Override
     public void release(SlotLease lease, Instant now) {
         if (lease.slots().isEmpty()) {

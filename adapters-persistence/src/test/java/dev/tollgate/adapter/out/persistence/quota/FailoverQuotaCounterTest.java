@@ -98,7 +98,8 @@ class FailoverQuotaCounterTest {
 
     /** The only instance, asking the shared store again on every request while it is down. */
     private FailoverQuotaCounter oneInstanceRetryingAtOnce() {
-        return new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE, () -> 1, Duration.ZERO);
+        return new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE, () -> 1, AloneInstances.NONE,
+                Duration.ZERO);
     }
 
     private static TrafficDemand demand(long limit, long slots) {
@@ -109,7 +110,7 @@ class FailoverQuotaCounterTest {
     @Test
     void whileTheSharedStoreAnswersItDecidesEverything() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 2, Duration.ofSeconds(1));
+                () -> 2, AloneInstances.NONE, Duration.ofSeconds(1));
         QuotaDecision decision = counter.decide(demand(10, 10), NOW);
         assertTrue(decision.admitted());
         assertEquals(1, shared.inside.inFlight(SLOTS));
@@ -121,7 +122,7 @@ class FailoverQuotaCounterTest {
     @Test
     void whenItIsDownEachInstanceAdmitsItsShareAndNoMore() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 4, Duration.ofSeconds(1));
+                () -> 4, AloneInstances.NONE, Duration.ofSeconds(1));
         shared.down = true;
         int admitted = 0;
         for (int i = 0; i < 20; i++) {
@@ -274,7 +275,7 @@ class FailoverQuotaCounterTest {
                 StoreFailurePolicy.Mode.CLOSED, StoreFailurePolicy.Mode.LOCAL, StoreFailurePolicy.Mode.LOCAL,
                 StoreFailurePolicy.Mode.LOCAL);
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, closedSlots, () -> 1,
-                Duration.ofSeconds(1));
+                AloneInstances.NONE, Duration.ofSeconds(1));
         shared.down = true;
         assertThrows(QuotaCounter.Unavailable.class, () -> counter.decide(demand(10, 5), NOW));
         assertThrows(QuotaCounter.Unavailable.class, () -> counter.decide(demand(10, 5), NOW));
@@ -286,7 +287,7 @@ class FailoverQuotaCounterTest {
     @Test
     void anInstanceThatUsedItsShareThroughTheSharedStoreAdmitsNothingMoreAlone() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 2, Duration.ofSeconds(1));
+                () -> 2, AloneInstances.NONE, Duration.ofSeconds(1));
         for (int i = 0; i < 5; i++) {
             assertTrue(counter.decide(demand(10, 100), NOW.plusMillis(i)).admitted(), "shared store, request " + i);
         }
@@ -298,7 +299,7 @@ class FailoverQuotaCounterTest {
     @Test
     void slotsHeldThroughTheSharedStoreCountAgainstTheLocalShare() {
         FailoverQuotaCounter counter = new FailoverQuotaCounter(shared, local, StoreFailurePolicy.LOCAL_SHARE,
-                () -> 2, Duration.ZERO);
+                () -> 2, AloneInstances.NONE, Duration.ZERO);
         QuotaDecision first = counter.decide(demand(100, 4), NOW);
         QuotaDecision second = counter.decide(demand(100, 4), NOW);
         assertTrue(first.admitted() && second.admitted());
@@ -315,5 +316,143 @@ class FailoverQuotaCounterTest {
         counter.release(alone.lease(), NOW);
         assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(second.lease(), NOW));
         assertEquals(0, local.inFlight(SLOTS), "the mirror goes back even when the shared store cannot be told");
+    }
+
+    /** One instance's way to the common shared store, which it alone may lose. */
+    private static final class Route implements SharedQuotaStore {
+        final SwitchableStore common;
+        volatile boolean down;
+
+        Route(SwitchableStore common) {
+            this.common = common;
+        }
+
+        private void reachable() {
+            if (down) {
+                throw new Unavailable("redis://127.0.0.1:6379 timed out", null);
+            }
+        }
+
+        @Override
+        public QuotaDecision decide(TrafficDemand demand, Instant now) {
+            reachable();
+            return common.decide(demand, now);
+        }
+
+        @Override
+        public void release(SlotLease lease, Instant now) {
+            reachable();
+            common.release(lease, now);
+        }
+
+        @Override
+        public List<SlotLease> reinstate(List<SlotLease> adopted) {
+            reachable();
+            return common.reinstate(adopted);
+        }
+
+        @Override
+        public void replay(List<Entry> admissions) {
+            reachable();
+            common.replay(admissions);
+        }
+
+        @Override
+        public void replayCooldowns(List<Cooldown> cooldowns, Instant now) {
+            reachable();
+            common.replayCooldowns(cooldowns, now);
+        }
+    }
+
+    /** What the instances tell each other (PostgreSQL's limits_alone in the gateway), told at once. */
+    private static final class Peers {
+        final java.util.Set<String> alone = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        AloneInstances of(String instance) {
+            return new AloneInstances() {
+                @Override
+                public boolean othersAlone() {
+                    return alone.stream().anyMatch(other -> !other.equals(instance));
+                }
+
+                @Override
+                public void alone(boolean isAlone) {
+                    told.add(instance + (isAlone ? " alone" : " shares"));
+                    if (isAlone) {
+                        alone.add(instance);
+                    } else {
+                        alone.remove(instance);
+                    }
+                }
+            };
+        }
+    }
+
+    private final Peers peers = new Peers();
+    private final Route routeA = new Route(shared);
+    private final Route routeB = new Route(shared);
+
+    private FailoverQuotaCounter instance(String name, Route route) {
+        return new FailoverQuotaCounter(route, new InProcessQuotaCounter(), StoreFailurePolicy.LOCAL_SHARE, () -> 2,
+                peers.of(name), Duration.ZERO);
+    }
+
+    private static int admitted(FailoverQuotaCounter counter, TrafficDemand demand, Instant at, int requests) {
+        int admitted = 0;
+        for (int i = 0; i < requests; i++) {
+            if (counter.decide(demand, at).admitted()) {
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void anInstanceBackBeforeTheOtherKeepsToItsShareUntilTheOtherHandsOver() {
+        FailoverQuotaCounter a = instance("a", routeA);
+        FailoverQuotaCounter b = instance("b", routeB);
+        routeA.down = true;
+        routeB.down = true;
+        assertEquals(10, admitted(a, demand(20, 1000), NOW, 40), "a alone: its share of 20");
+        assertEquals(10, admitted(b, demand(20, 1000), NOW, 40), "b alone: its share of 20");
+        routeA.down = false;
+        assertEquals(0, admitted(a, demand(20, 1000), NOW.plusSeconds(1), 40),
+                "a reaches the shared store again, which holds only a's 10: b still admits alone, so a keeps to its "
+                        + "share, full already (without it: 10 more, 30 in a window of 20)");
+        routeB.down = false;
+        assertEquals(0, admitted(b, demand(20, 1000), NOW.plusSeconds(2), 40), "b handed over its 10: 20 of 20");
+        assertEquals(0, admitted(a, demand(20, 1000), NOW.plusSeconds(2), 40));
+        QuotaDecision refused = shared.inside.decide(demand(20, 1000), NOW.plusSeconds(2));
+        assertFalse(refused.admitted());
+        assertEquals(20, refused.states().get(0).used(), "the shared window counts all 20");
+        assertEquals(List.of("a alone", "b alone", "a shares", "b shares"), peers.told);
+    }
+
+    @Test
+    void whileOnlyOneInstanceLosesTheSharedStoreBothKeepToTheirShares() {
+        FailoverQuotaCounter a = instance("a", routeA);
+        FailoverQuotaCounter b = instance("b", routeB);
+        routeB.down = true;
+        assertEquals(10, admitted(b, demand(20, 1000), NOW, 40), "b alone: its share");
+        int callsBefore = shared.calls;
+        assertEquals(10, admitted(a, demand(20, 1000), NOW, 40),
+                "a through the shared store, which has room for 20, but only its share while b is alone");
+        assertEquals(callsBefore + 10, shared.calls, "a request a's share refuses is not sent to the shared store");
+        routeB.down = false;
+        assertEquals(0, admitted(b, demand(20, 1000), NOW.plusSeconds(1), 40), "20 of 20 once b handed over");
+        assertTrue(peers.alone.isEmpty());
+    }
+
+    @Test
+    void onceNoInstanceIsAloneTheSharedStoreAloneDecidesAgain() {
+        FailoverQuotaCounter a = instance("a", routeA);
+        FailoverQuotaCounter b = instance("b", routeB);
+        routeB.down = true;
+        assertEquals(1, admitted(b, demand(20, 1000), NOW, 1));
+        assertEquals(10, admitted(a, demand(20, 1000), NOW, 40), "a's share while b is alone");
+        routeB.down = false;
+        assertTrue(b.decide(demand(20, 1000), NOW).admitted(), "b shares again: the shared store holds a's 10, b's 1");
+        assertEquals(8, admitted(a, demand(20, 1000), NOW, 40), "a beyond its share now, up to the limit: 10 + 2 + 8");
     }
 }

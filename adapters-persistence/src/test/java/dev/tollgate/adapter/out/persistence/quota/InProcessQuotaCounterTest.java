@@ -1,6 +1,8 @@
 package dev.tollgate.adapter.out.persistence.quota;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.out.QuotaCounter;
@@ -125,5 +127,46 @@ class InProcessQuotaCounterTest {
         assertEquals(0, counter.inFlight(slot));
         assertEquals(0, counter.buckets(Instant.now()), "a slot bucket with nothing in flight is dropped at once");
         assertTrue(counter.decide(demand, Instant.now()).admitted());
+    }
+
+    @Test
+    void decidingWithinThisStoreAsksTheOtherOnlyWhenItPassesHereAndCountsOnlyWhatTheOtherAdmits() {
+        InProcessQuotaCounter here = new InProcessQuotaCounter();
+        InProcessQuotaCounter other = new InProcessQuotaCounter();
+        Instant t0 = Instant.parse("2026-05-04T10:00:00Z");
+        Bucket window = new Bucket(LimitScope.KEY, "k", "rpm");
+        Bucket slots = new Bucket(LimitScope.KEY, "k", "inflight");
+        java.util.function.LongFunction<TrafficDemand> demand = limit -> new TrafficDemand(List.of(
+                new QuotaCheck.Requests(window, limit, Duration.ofMinutes(1), null),
+                new QuotaCheck.Concurrency(slots, 10)), List.of(), CooldownRule.DEFAULT, null);
+        int[] asked = {0};
+
+        InProcessQuotaCounter.Within admitted = here.decideWithin(demand.apply(2), t0, () -> {
+            asked[0]++;
+            return other.decide(demand.apply(100), t0);
+        });
+        assertTrue(admitted.decision().admitted());
+        assertEquals(1, here.inFlight(slots), "admitted there: counted here, its slot taken");
+        assertEquals(List.of(slots), admitted.mirror().slots());
+
+        other.decide(demand.apply(100), t0); // the other store fills up to 2 ...
+        InProcessQuotaCounter.Within refusedThere = here.decideWithin(demand.apply(2), t0,
+                () -> other.decide(demand.apply(2), t0)); // ... and refuses
+        assertFalse(refusedThere.decision().admitted());
+        assertTrue(refusedThere.mirror().isEmpty());
+        assertEquals(1, here.inFlight(slots), "refused there: nothing counted here");
+        assertEquals(1, here.decide(demand.apply(100), t0).states().get(0).used() - 1, "one admission in the window");
+
+        InProcessQuotaCounter.Within refusedHere = here.decideWithin(demand.apply(2), t0, () -> {
+            asked[0]++;
+            return other.decide(demand.apply(100), t0);
+        });
+        assertFalse(refusedHere.decision().admitted(), "2 of 2 here");
+        assertEquals(1, asked[0], "the other store is not asked for a request this one refuses");
+
+        assertThrows(QuotaCounter.Unavailable.class, () -> here.decideWithin(demand.apply(100), t0, () -> {
+            throw new QuotaCounter.Unavailable("down", null);
+        }));
+        assertEquals(2, here.inFlight(slots), "a failing other store leaves this one as it was");
     }
 }
