@@ -13,6 +13,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,13 +37,33 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     /** The name this process's connections carry, so that others' can be told apart from them. */
     private static final String APPLICATION_NAME = "tollgate-" + ProcessHandle.current().pid();
     private final int port;
-    private final EmbeddedPostgres owned;
+    private final boolean durable;
+    private final Object restarts = new Object();
+    /** The server this process started (and stops on close); replaced when the watchdog starts it again. */
+    private volatile EmbeddedPostgres owned;
+    private volatile long postmasterPid;
+    private volatile boolean closing;
+    /** The server was found gone and is not back yet (logged once when found, once when back). */
+    private boolean gone;
+    private final ScheduledExecutorService watchdog;
 
-    private EmbeddedPostgresDatastore(Path pgData, int port, EmbeddedPostgres owned) {
+    private EmbeddedPostgresDatastore(Path pgData, int port, EmbeddedPostgres owned, boolean durable) {
         this.pgData = pgData;
         this.port = port;
         this.owned = owned;
+        this.durable = durable;
+        this.postmasterPid = postmasterPid(pgData);
+        this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "embedded-postgres-watchdog");
+            thread.setDaemon(true);
+            return thread;
+        });
+        watchdog.scheduleWithFixedDelay(this::watch, 1, 1, TimeUnit.SECONDS);
+        // Ctrl-C reaches PostgreSQL too (same process group): a server stopping with the process is not restarted.
+        Runtime.getRuntime().addShutdownHook(stopping);
     }
+
+    private final Thread stopping = new Thread(() -> closing = true, "embedded-postgres-stopping");
 
     /**
      * Attaches to the PostgreSQL serving {@code dataDir/postgres}, or starts one there.
@@ -58,25 +81,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             if (running.isPresent()) {
                 ensureDatabase(running.get());
                 LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
-                return new EmbeddedPostgresDatastore(pgData, running.get(), null);
+                return new EmbeddedPostgresDatastore(pgData, running.get(), null, durable);
             }
             try {
-                EmbeddedPostgres postgres = EmbeddedPostgres.builder()
-                        .setDataDirectory(pgData)
-                        .setCleanDataDirectory(false)
-                        .setServerConfig("listen_addresses", "127.0.0.1")
-                        .setServerConfig("fsync", durable ? "on" : "off")
-                        .setServerConfig("synchronous_commit", durable ? "on" : "off")
-                        .setServerConfig("full_page_writes", durable ? "on" : "off")
-                        // request_hold is a queue (a row in and out per request): vacuumed once a minute, as by
-                        // default, it carried 100,000+ dead rows at 2,000 requests a second and every hold and
-                        // settlement got slower until the vacuum (docs/operations.md, "The embedded default").
-                        .setServerConfig("autovacuum_naptime", "1s")
-                        .setPGStartupWait(Duration.ofSeconds(60))
-                        .setRegisterShutdownHook(false)
-                        .start();
+                EmbeddedPostgres postgres = startServer(pgData, durable, 0, Duration.ofSeconds(60));
                 ensureDatabase(postgres.getPort());
-                return new EmbeddedPostgresDatastore(pgData, postgres.getPort(), postgres);
+                return new EmbeddedPostgresDatastore(pgData, postgres.getPort(), postgres, durable);
             } catch (IOException | IllegalStateException e) {
                 // Another process may be starting a server on the same directory at this moment: wait for it.
                 lastFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
@@ -86,6 +96,94 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         throw new IOException("could not start or attach to an embedded PostgreSQL in " + pgData + " (if no "
                 + "PostgreSQL runs on this directory, a stale lock file " + pgData.resolve("postmaster.pid")
                 + " left by a crash may block it: remove that file)", lastFailure);
+    }
+
+    /** Starts PostgreSQL on {@code pgData}: on {@code port}, or on a free one when it is 0. */
+    private static EmbeddedPostgres startServer(Path pgData, boolean durable, int port, Duration startupWait)
+            throws IOException {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(pgData)
+                .setCleanDataDirectory(false)
+                .setServerConfig("listen_addresses", "127.0.0.1")
+                .setServerConfig("fsync", durable ? "on" : "off")
+                .setServerConfig("synchronous_commit", durable ? "on" : "off")
+                .setServerConfig("full_page_writes", durable ? "on" : "off")
+                // request_hold is a queue (a row in and out per request): vacuumed once a minute, as by
+                // default, it carried 100,000+ dead rows at 2,000 requests a second and every hold and
+                // settlement got slower until the vacuum (docs/operations.md, "The embedded default").
+                .setServerConfig("autovacuum_naptime", "1s")
+                .setPGStartupWait(startupWait)
+                .setRegisterShutdownHook(false);
+        if (port > 0) {
+            builder.setPort(port);
+        }
+        return builder.start();
+    }
+
+    /** The process id in {@code postmaster.pid}, or 0 when there is none to read. */
+    private static long postmasterPid(Path pgData) {
+        try {
+            List<String> lines = Files.readAllLines(pgData.resolve("postmaster.pid"));
+            return lines.isEmpty() ? 0 : Long.parseLong(lines.get(0).trim());
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Every second: is the server still there? A PostgreSQL that died under the gateway (killed, out of memory)
+     * is started again on the same port and data — it recovers from its write-ahead log — so the connection pool,
+     * whose URL names that port, reconnects on its own: requests answer 503 meanwhile and work again after. If
+     * another process on the same directory (a CLI command, another gateway) started it first, this one attaches.
+     */
+    private void watch() {
+        if (closing || ProcessHandle.of(postmasterPid).map(ProcessHandle::isAlive).orElse(false)) {
+            return;
+        }
+        synchronized (restarts) {
+            if (closing) {
+                return;
+            }
+            if (!gone) {
+                gone = true;
+                LOG.warn("The embedded PostgreSQL on port {} (process {}) is gone; starting it again on {}", port,
+                        postmasterPid, pgData);
+            }
+            if (Files.exists(Path.of("/proc", Long.toString(postmasterPid)))) {
+                // Dead but not yet reaped by its parent (init, since pg_ctl left): PostgreSQL's own check of the
+                // lock file still takes it for a running server, so a start now would fail. Next second.
+                return;
+            }
+            EmbeddedPostgres dead = owned;
+            owned = null;
+            if (dead != null) {
+                try {
+                    dead.close(); // gives up its lock on the directory; stopping what is gone fails, as expected
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Closing the stopped embedded PostgreSQL: {}", e.getMessage());
+                }
+            }
+            Optional<Integer> running = runningServerPort(pgData);
+            try {
+                if (running.isEmpty()) {
+                    // A start that fails (its last backends still hold the shared memory) is tried again in a
+                    // second rather than waited out.
+                    owned = startServer(pgData, durable, port, Duration.ofSeconds(10));
+                } else if (running.get() != port) {
+                    LOG.warn("Another process started the embedded PostgreSQL of {} again, on port {} instead of {}: "
+                            + "restart the gateway to use it", pgData, running.get(), port);
+                    return;
+                }
+                postmasterPid = postmasterPid(pgData);
+                gone = false;
+                LOG.info("The embedded PostgreSQL on port {} is back ({}, process {})", port,
+                        running.isEmpty() ? "started again by this process" : "started by another process",
+                        postmasterPid);
+            } catch (IOException | RuntimeException e) {
+                // Its last processes may still be leaving, holding the shared memory or the port: next second.
+                LOG.debug("Starting the embedded PostgreSQL again failed: {}", e.getMessage());
+            }
+        }
     }
 
     /**
@@ -162,6 +260,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         props.setProperty("user", SUPERUSER);
         props.setProperty("connectTimeout", "2");
         props.setProperty("ApplicationName", APPLICATION_NAME);
+        props.setProperty("assumeMinServerVersion", "13");
         return DriverManager.getConnection(url(port, database), props);
     }
 
@@ -182,7 +281,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      * at all for 10 s (a stalled server) is dropped, so requests fail with 503 instead of hanging.
      */
     public String jdbcUrl() {
-        return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10&ApplicationName=" + APPLICATION_NAME;
+        // assumeMinServerVersion: the driver then sends the name with the connection's start-up rather than as a
+        // SET afterwards, which a RESET ALL (a dedicated connection going back to the pool) would undo — and a
+        // gateway's own connections without their name looked like another process's on shutdown, so the server
+        // was left running (DedicatedConnection, close()).
+        return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10&assumeMinServerVersion=13&ApplicationName="
+                + APPLICATION_NAME;
     }
 
     public String username() {
@@ -204,6 +308,20 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closing = true;
+        watchdog.shutdownNow();
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopping);
+        } catch (IllegalStateException e) {
+            // the process is stopping already
+        }
+        synchronized (restarts) {
+            stopIfOwned();
+        }
+    }
+
+    private void stopIfOwned() throws IOException {
+        EmbeddedPostgres owned = this.owned;
         if (owned == null) {
             return;
         }

@@ -90,4 +90,50 @@ class EmbeddedPostgresDatastoreTest {
                     .orElseThrow(), "the server's own directory still finds it");
         }
     }
+
+    @Test
+    void aServerKilledUnderTheGatewayIsStartedAgainOnTheSamePortAndData() throws Exception {
+        try (EmbeddedPostgresDatastore datastore = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+            try (Connection c = connect(datastore); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE survivor (v text)");
+                s.execute("INSERT INTO survivor VALUES ('kept')");
+                s.execute("CHECKPOINT"); // tests run it without synchronous commit: make the row outlive a crash
+            }
+            long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postgres/postmaster.pid")).get(0).trim());
+            ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+            postmaster.destroyForcibly(); // kill -9
+            postmaster.onExit().get();
+            String kept = null;
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (kept == null && System.nanoTime() < deadline) {
+                try (Connection c = connect(datastore);
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT v FROM survivor")) {
+                    rs.next();
+                    kept = rs.getString(1);
+                } catch (java.sql.SQLException e) {
+                    Thread.sleep(200); // not back yet
+                }
+            }
+            assertEquals("kept", kept, "back on the same port (the pool's URL) with its data");
+            long newPid = Long.parseLong(Files.readAllLines(dataDir.resolve("postgres/postmaster.pid")).get(0).trim());
+            assertTrue(newPid != pid, "a new server process");
+            assertTrue(datastore.startedHere(), "and this process stops it on close");
+        }
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "stopped on close, not restarted");
+    }
+
+    @Test
+    void itsOwnConnectionsAreItsOwnEvenAfterResetAllSoTheServerStopsWithIt() throws Exception {
+        EmbeddedPostgresDatastore datastore = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+        Connection own = connect(datastore); // as a dedicated billing connection: borrowed, reset, still open
+        try (Statement s = own.createStatement()) {
+            s.execute("SET statement_timeout = 1000");
+            s.execute("RESET ALL");
+        }
+        datastore.close();
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")),
+                "not taken for another process's connection, which would leave the server running");
+        own.close();
+    }
 }
