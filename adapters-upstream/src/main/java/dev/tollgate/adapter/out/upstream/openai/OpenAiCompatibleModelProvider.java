@@ -140,39 +140,28 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 finish(finishReason == null ? "stop" : finishReason, usage);
                 return;
             }
-            Map<String, Object> chunk;
+            OpenAiChunk chunk;
             try {
-                chunk = json.readValue(data, Argument.mapOf(String.class, Object.class));
+                chunk = OpenAiChunk.read(data);
             } catch (IOException e) {
                 fail(new UpstreamFailure(502, false, false, null, "unreadable chunk from " + name));
                 return;
             }
-            if (chunk.get("error") instanceof Map<?, ?> error) {
-                fail(new UpstreamFailure(502, false, false, null, name + " reported: " + error.get("message")));
+            if (chunk.error() != null) {
+                fail(new UpstreamFailure(502, false, false, null, name + " reported: " + chunk.error()));
                 return;
             }
-            if (chunk.get("usage") instanceof Map<?, ?> u && u.get("prompt_tokens") instanceof Number p
-                    && u.get("completion_tokens") instanceof Number c) {
-                usage = new TokenUsage(p.longValue(), c.longValue());
+            if (chunk.hasUsage()) {
+                usage = new TokenUsage(chunk.promptTokens(), chunk.completionTokens());
             }
-            if (chunk.get("choices") instanceof List<?> choices && !choices.isEmpty()
-                    && choices.get(0) instanceof Map<?, ?> choice) {
-                if (choice.get("delta") instanceof Map<?, ?> delta) {
-                    if (delta.get("content") instanceof String text && !text.isEmpty()) {
-                        listener.onDelta(text);
-                    }
-                    if (delta.get("tool_calls") instanceof List<?> toolCalls && !toolCalls.isEmpty()) {
-                        try {
-                            listener.onToolCallDelta(json.writeValueAsString(toolCalls));
-                        } catch (IOException e) {
-                            fail(new UpstreamFailure(502, false, false, null, "unreadable tool call from " + name));
-                            return;
-                        }
-                    }
-                }
-                if (choice.get("finish_reason") instanceof String reason) {
-                    finishReason = reason;
-                }
+            if (chunk.content() != null && !chunk.content().isEmpty()) {
+                listener.onDelta(chunk.content());
+            }
+            if (chunk.toolCallsJson() != null && !chunk.toolCallsJson().equals("[]")) {
+                listener.onToolCallDelta(chunk.toolCallsJson());
+            }
+            if (chunk.finishReason() != null) {
+                finishReason = chunk.finishReason();
             }
         }
 

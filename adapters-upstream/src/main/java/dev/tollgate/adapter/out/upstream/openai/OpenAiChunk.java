@@ -1,0 +1,160 @@
+package dev.tollgate.adapter.out.upstream.openai;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.StringWriter;
+
+/**
+ * Upstream adapter support: what the gateway reads from one chunk of an OpenAI-compatible stream (the JSON of one
+ * {@code data:} line) — the first choice's content and tool-call deltas and finish reason, the usage, a reported
+ * error — read in one pass over the text with Jackson's streaming parser, everything else skipped unread. A chunk
+ * arrives for every few tokens of every answer; building a map tree of each took a third of the gateway's CPU at
+ * concurrency 1 (docs/performance.md).
+ *
+ * @param error           the {@code error} object's {@code message} ({@code "null"} without one), or null when
+ *                        the chunk reports no error
+ * @param content         the first choice's {@code delta.content}, or null
+ * @param toolCallsJson   the first choice's {@code delta.tool_calls} array as compact JSON, or null
+ * @param finishReason    the first choice's {@code finish_reason}, or null
+ * @param promptTokens    {@code usage.prompt_tokens}, or -1 when the chunk carries no complete usage
+ * @param completionTokens {@code usage.completion_tokens}, or -1 likewise
+ */
+record OpenAiChunk(String error, String content, String toolCallsJson, String finishReason, long promptTokens,
+        long completionTokens) {
+
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    boolean hasUsage() {
+        return promptTokens >= 0 && completionTokens >= 0;
+    }
+
+    /** Reads one chunk; throws on text that is not one JSON object. */
+    static OpenAiChunk read(String data) throws IOException {
+        try (JsonParser parser = JSON.createParser(data)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("a chunk is a JSON object");
+            }
+            Builder chunk = new Builder();
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                switch (field) {
+                    case "error" -> chunk.error(parser, value);
+                    case "usage" -> chunk.usage(parser, value);
+                    case "choices" -> chunk.choices(parser, value);
+                    default -> parser.skipChildren();
+                }
+            }
+            if (parser.currentToken() != JsonToken.END_OBJECT || parser.nextToken() != null) {
+                throw new IOException("text after the chunk's object");
+            }
+            return chunk.build();
+        }
+    }
+
+    private static final class Builder {
+        private String error;
+        private String content;
+        private String toolCallsJson;
+        private String finishReason;
+        private long promptTokens = -1;
+        private long completionTokens = -1;
+
+        void error(JsonParser parser, JsonToken value) throws IOException {
+            if (value != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                return;
+            }
+            error = "null";
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (field.equals("message") && token.isScalarValue()) {
+                    error = parser.getText();
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+
+        void usage(JsonParser parser, JsonToken value) throws IOException {
+            if (value != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                return;
+            }
+            long prompt = -1;
+            long completion = -1;
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (token.isNumeric() && field.equals("prompt_tokens")) {
+                    prompt = parser.getValueAsLong();
+                } else if (token.isNumeric() && field.equals("completion_tokens")) {
+                    completion = parser.getValueAsLong();
+                } else {
+                    parser.skipChildren();
+                }
+            }
+            if (prompt >= 0 && completion >= 0) {
+                promptTokens = prompt;
+                completionTokens = completion;
+            }
+        }
+
+        void choices(JsonParser parser, JsonToken value) throws IOException {
+            if (value != JsonToken.START_ARRAY) {
+                parser.skipChildren();
+                return;
+            }
+            boolean first = true;
+            JsonToken element;
+            while ((element = parser.nextToken()) != JsonToken.END_ARRAY) {
+                if (first && element == JsonToken.START_OBJECT) {
+                    choice(parser);
+                } else {
+                    parser.skipChildren();
+                }
+                first = false;
+            }
+        }
+
+        private void choice(JsonParser parser) throws IOException {
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (field.equals("delta") && token == JsonToken.START_OBJECT) {
+                    delta(parser);
+                } else if (field.equals("finish_reason") && token == JsonToken.VALUE_STRING) {
+                    finishReason = parser.getText();
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+
+        private void delta(JsonParser parser) throws IOException {
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (field.equals("content") && token == JsonToken.VALUE_STRING) {
+                    content = parser.getText();
+                } else if (field.equals("tool_calls") && token == JsonToken.START_ARRAY) {
+                    StringWriter copy = new StringWriter();
+                    try (JsonGenerator generator = JSON.createGenerator(copy)) {
+                        generator.copyCurrentStructure(parser);
+                    }
+                    toolCallsJson = copy.toString();
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+
+        OpenAiChunk build() {
+            return new OpenAiChunk(error, content, toolCallsJson, finishReason, promptTokens, completionTokens);
+        }
+    }
+}

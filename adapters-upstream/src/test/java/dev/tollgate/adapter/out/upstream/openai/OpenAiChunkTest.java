@@ -1,0 +1,75 @@
+package dev.tollgate.adapter.out.upstream.openai;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+/** One chunk of an OpenAI-compatible stream, read in one pass: what the gateway uses, nothing else. */
+class OpenAiChunkTest {
+
+    @Test
+    void aContentDeltaOfTheFirstChoice() throws IOException {
+        OpenAiChunk chunk = OpenAiChunk.read("{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,"
+                + "\"model\":\"m\",\"system_fingerprint\":null,\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+                + "\"assistant\",\"content\":\"Hel\\u00e9lo \\\"x\\\"\"},\"logprobs\":{\"content\":[{\"token\":\"a\","
+                + "\"logprob\":-0.1,\"top_logprobs\":[]}]},\"finish_reason\":null},{\"index\":1,\"delta\":{\"content\":"
+                + "\"second\"},\"finish_reason\":\"stop\"}]}");
+        assertEquals("Hel\u00e9lo \"x\"", chunk.content());
+        assertNull(chunk.finishReason(), "the second choice is not read");
+        assertNull(chunk.toolCallsJson());
+        assertNull(chunk.error());
+        assertFalse(chunk.hasUsage());
+    }
+
+    @Test
+    void theFinishReasonAndTheUsageOfTheLastChunks() throws IOException {
+        OpenAiChunk finish = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}");
+        assertEquals("length", finish.finishReason());
+        assertNull(finish.content());
+        OpenAiChunk usage = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":8,"
+                + "\"total_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":0}}}");
+        assertTrue(usage.hasUsage());
+        assertEquals(12, usage.promptTokens());
+        assertEquals(8, usage.completionTokens());
+    }
+
+    @Test
+    void incompleteOrNegativeUsageIsNoUsage() throws IOException {
+        assertFalse(OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":12}}").hasUsage());
+        assertFalse(OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":-1,\"completion_tokens\":3}}").hasUsage());
+        assertFalse(OpenAiChunk.read("{\"usage\":null}").hasUsage());
+        assertFalse(OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":\"12\",\"completion_tokens\":3}}").hasUsage());
+    }
+
+    @Test
+    void toolCallDeltasArePassedOnAsTheyCame() throws IOException {
+        String calls = "[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                + "\"arguments\":\"{\\\"city\\\":\\\"Par\"}}]";
+        OpenAiChunk chunk = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":" + calls
+                + "},\"finish_reason\":null}]}");
+        assertEquals(calls, chunk.toolCallsJson());
+        assertNull(chunk.content());
+    }
+
+    @Test
+    void aReportedErrorWithItsMessage() throws IOException {
+        assertEquals("overloaded", OpenAiChunk.read("{\"error\":{\"message\":\"overloaded\",\"code\":503,"
+                + "\"metadata\":{\"a\":[1,2]}}}").error());
+        assertEquals("null", OpenAiChunk.read("{\"error\":{\"code\":500}}").error(), "an error without a message");
+        assertNull(OpenAiChunk.read("{\"error\":null,\"choices\":[]}").error(), "no error object, no error");
+    }
+
+    @Test
+    void textThatIsNotOneJsonObjectIsUnreadable() {
+        assertThrows(IOException.class, () -> OpenAiChunk.read("[1,2]"));
+        assertThrows(IOException.class, () -> OpenAiChunk.read("null"));
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[}"));
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[]} {}"));
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":"));
+    }
+}
