@@ -835,8 +835,13 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             assertNothingBilled(completion, customer.email(), OPENING_MICROS);
             // Authentication still comes first.
             assertModelError(sendTo(base, "GET", "/v1/models", "gp-nope", null), 401, "invalid_api_key");
+            // Not ready for traffic, so a load balancer sends it elsewhere; alive all the same.
+            assertEquals(503, sendTo(base, "GET", "/health/readiness", null, null).status());
+            assertEquals(503, sendTo(base, "GET", "/health", null, null).status());
+            assertEquals(200, sendTo(base, "GET", "/health/liveness", null, null).status());
 
             write(catalog, shippedCatalog(), Instant.now());
+            assertEquals(200, sendTo(base, "GET", "/health/readiness", null, null).status(), "ready again");
             assertEquals(200, sendTo(base, "GET", "/v1/models", customer.key(), null).status(), "recovers");
             Reply again = sendTo(base, "POST", "/v1/chat/completions", customer.key(), body(FREE, "\"max_tokens\":3"));
             assertEquals(200, again.status(), again.raw().body());
