@@ -851,6 +851,64 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void aStreamStillRunningWhenTheGatewayStopsIsEndedAndBilledForWhatItDelivered() throws Exception {
+        // A stream of 200 tokens at 20 a second outlives any short grace period: when the gateway stops, it must
+        // end with a terminal error event and be billed for what was delivered, not leave its hold to expire unbilled.
+        String slow = """
+                providers:
+                  slow: {type: simulator, time-to-first-token-ms: 1, tokens-per-second: 20, output-tokens: 200}
+                models:
+                  - id: test/slow
+                    context-length: 4096
+                    max-output-tokens: 1024
+                    routes:
+                      - provider: slow
+                        model: slow
+                        input-usd-per-million: "1000"
+                        output-usd-per-million: "1000"
+                """;
+        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
+        write(catalog, slow, Instant.now().minusSeconds(60));
+        Customer customer = customer();
+        ApplicationContext gateway = startGateway(catalog);
+        try {
+            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+            java.net.http.HttpResponse<java.util.stream.Stream<String>> stream = java.net.http.HttpClient
+                    .newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/v1/chat/completions"))
+                            .header("Authorization", "Bearer " + customer.key())
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body("test/slow", "\"stream\":true")))
+                            .build(), java.net.http.HttpResponse.BodyHandlers.ofLines());
+            assertEquals(200, stream.statusCode());
+            String requestId = stream.headers().firstValue("x-request-id").orElseThrow();
+            java.util.Iterator<String> lines = stream.body().iterator();
+            int deltas = 0;
+            while (deltas < 5 && lines.hasNext()) {
+                if (lines.next().contains("\"content\":\" ")) {
+                    deltas++;
+                }
+            }
+            assertEquals(5, deltas);
+
+            gateway.close(); // as after the grace period: what still runs is ended
+
+            List<String> rest = new ArrayList<>();
+            lines.forEachRemaining(rest::add);
+            assertTrue(rest.stream().anyMatch(l -> l.contains("\"code\":\"service_unavailable\"")),
+                    "a terminal error event: " + rest);
+            LedgerRow row = awaitSettled(requestId);
+            assertEquals("failed", row.status());
+            assertTrue(row.completionTokens() >= 5 && row.completionTokens() < 200, "what was delivered: " + row);
+            assertEquals((row.promptTokens() + row.completionTokens()) * 1000, row.costMicros(),
+                    "the prompt and the delivered tokens at $1,000 per million each");
+            assertEquals(OPENING_MICROS - row.costMicros(), balanceMicros(customer.email()));
+        } finally {
+            gateway.close();
+            Files.deleteIfExists(catalog);
+        }
+    }
+
+    @Test
     void aCatalogOutageBeforeTheFirstCompletionIsStill503NotAnInternalError() throws IOException {
         // The providers are configured from the catalog file; they must be ready at start-up, so that a catalog
         // that breaks later makes completions "temporarily unavailable" rather than breaking the controller.

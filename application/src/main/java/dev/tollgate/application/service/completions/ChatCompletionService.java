@@ -12,6 +12,7 @@ import dev.tollgate.application.port.out.TokenCounter;
 import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -34,6 +35,16 @@ public final class ChatCompletionService implements CompleteChatUseCase {
 
     CompletionLauncher launcher() {
         return launcher;
+    }
+
+    /**
+     * For the process's shutdown, once the grace period for requests in flight is over and before billing stops:
+     * ends every completion still running — here and on the playground, which shares the launcher — and settles
+     * each with the prompt and what it delivered, as for a failure mid-stream, rather than leaving its hold to
+     * expire unbilled. Waits up to {@code wait} for the settlements to be written.
+     */
+    public InterruptedCompletions interruptRunning(Duration wait) throws InterruptedException {
+        return launcher.interruptRunning(wait);
     }
 
     @Override

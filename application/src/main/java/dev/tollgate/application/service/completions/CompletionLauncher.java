@@ -22,8 +22,11 @@ import dev.tollgate.domain.shared.DomainRuleViolation;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
@@ -63,6 +66,8 @@ final class CompletionLauncher {
     private final ScheduledExecutorService timers;
     private final Executor blocking;
     private final CompletionSettings settings;
+    /** Runs not settled yet, by request id: what {@link #interruptRunning} ends when the process stops. */
+    private final Map<String, CompletionRun> unsettled = new ConcurrentHashMap<>();
 
     CompletionLauncher(ListModelsUseCase models, ModelProviders providers, TokenCounter tokens, BillingLedger billing,
             Clock clock, ScheduledExecutorService timers, Executor blocking, CompletionSettings settings) {
@@ -130,18 +135,46 @@ final class CompletionLauncher {
                 settle = ((OperatorPays) payer).ledger()::record;
                 keyHash = null;
             }
+            Consumer<BillingLedger.Settlement> write = settle;
+            Consumer<BillingLedger.Settlement> settleOnce = settlement -> {
+                try {
+                    write.accept(settlement);
+                } finally {
+                    unsettled.remove(requestId);
+                }
+            };
             CompletionRun run = new CompletionRun(new CompletionRun.Context(keyHash, prepared.request(), requestId,
                     prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.maximumCost(),
-                    admittedAt, providers, tokens, settle, clock, timers, blocking, settings, ticket::release),
+                    admittedAt, providers, tokens, settleOnce, clock, timers, blocking, settings, ticket::release),
                     observer);
+            unsettled.put(requestId, run);
             run.begin();
             running = true;
             return run;
         } finally {
             if (!running) {
+                unsettled.remove(requestId);
                 ticket.release();
             }
         }
+    }
+
+    /**
+     * The process is stopping: every run not settled yet ends now and is settled with what it delivered
+     * ({@link CompletionRun#interrupt}). Waits up to {@code wait} for the settlements to be written.
+     *
+     * @return how many runs were ended, and how many of them were still not settled when the wait ended
+     */
+    InterruptedCompletions interruptRunning(Duration wait) throws InterruptedException {
+        List<CompletionRun> runs = List.copyOf(unsettled.values());
+        for (CompletionRun run : runs) {
+            run.interrupt();
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!unsettled.isEmpty() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10);
+        }
+        return new InterruptedCompletions(runs.size(), unsettled.size());
     }
 
     private void hold(ApiKeyPrincipal principal, String requestId, Usd amount, Instant admittedAt) {

@@ -150,14 +150,29 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private void maxDurationReached() {
+        endNow(504, "timeout", "The request exceeded the maximum duration of "
+                + ctx.settings().maxDuration().toMinutes() + " minutes", 0);
+    }
+
+    /**
+     * The process is stopping and this request outlived the grace period: it ends now as failed (a stream's client
+     * gets the terminal error event) and is settled with the prompt and what the upstream had sent — a request
+     * whose client already left is settled at once with what had arrived, without waiting for the upstream to
+     * close.
+     */
+    void interrupt() {
+        settleDrained();
+        endNow(503, "service_unavailable", "The gateway is shutting down and ended this request; retry it", 1);
+    }
+
+    private void endNow(int status, String code, String message, long retryAfterSeconds) {
         ModelProvider.UpstreamCall abandoned;
         synchronized (this) {
             if (done) {
                 return;
             }
             abandoned = call;
-            finishWithFailure(new CompletionFailure(504, "api_error", "timeout", "The request exceeded the maximum "
-                    + "duration of " + ctx.settings().maxDuration().toMinutes() + " minutes", 0,
+            finishWithFailure(new CompletionFailure(status, "api_error", code, message, retryAfterSeconds,
                     !delivered.isEmpty()), partialUsage(), "failed");
         }
         cancel(abandoned);

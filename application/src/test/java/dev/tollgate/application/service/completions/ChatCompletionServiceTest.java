@@ -1251,4 +1251,62 @@ class ChatCompletionServiceTest {
         blocking.runAll();
         assertEquals("cancelled", settledRow(started.requestId()).status());
     }
+
+    @Nested
+    class Shutdown {
+
+        @Test
+        void aCompletionStillRunningIsEndedAndBilledForWhatItDelivered() throws InterruptedException {
+            ChatCompletionService service = service();
+            String requestId = newRequestId();
+            RecordingObserver observer = new RecordingObserver();
+            service.start(principal, request("test/solo", PROMPT, 100), requestId, ORIGIN, observer);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a b").delta(" c d");
+
+            InterruptedCompletions result = service.interruptRunning(Duration.ZERO);
+
+            assertEquals(1, result.ended());
+            assertEquals(1, result.unsettled(), "its settlement waits on the blocking executor here");
+            assertTrue(call.cancelled(), "the upstream call is closed");
+            assertEquals(503, observer.failure.status(), "a stream's client gets a terminal error event");
+            assertEquals("service_unavailable", observer.failure.code());
+            assertTrue(observer.failure.afterOutput());
+            InMemoryBillingLedger.LedgerRow row = settledRow(requestId);
+            assertEquals(new TokenUsage(3, 4), row.usage(), "the prompt and the four words delivered");
+            assertEquals(micros(3 + 4 * 3), row.cost());
+            assertEquals("failed", row.status());
+            assertTrue(ledger.openHoldList().isEmpty(), "no hold left to expire unbilled");
+            assertEquals(new InterruptedCompletions(0, 0), service.interruptRunning(Duration.ZERO),
+                    "settled runs are forgotten");
+        }
+
+        @Test
+        void aCompletionWhoseClientLeftIsSettledAtOnceWithoutWaitingForTheUpstream() throws InterruptedException {
+            ChatCompletionService service = service();
+            String requestId = newRequestId();
+            RunningCompletion running = service.start(principal, request("test/solo", PROMPT, 100), requestId,
+                    ORIGIN, new RecordingObserver());
+            ScriptedModelProvider.Call call = alpha.onlyCall().closingLater();
+            call.firstByte().delta("a b");
+            running.cancel(); // draining: settled when the upstream closes or after the drain limit
+
+            assertEquals(1, service.interruptRunning(Duration.ZERO).ended());
+
+            InMemoryBillingLedger.LedgerRow row = settledRow(requestId);
+            assertEquals(new TokenUsage(3, 2), row.usage());
+            assertEquals("cancelled", row.status());
+            timers.advance(Duration.ofMillis(CompletionRun.DRAIN_LIMIT_MILLIS));
+            call.closeNow();
+            assertEquals(0, blocking.pending(), "settled once");
+        }
+
+        @Test
+        void withNothingRunningThereIsNothingToEnd() throws InterruptedException {
+            Started done = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("a").finish("stop", new TokenUsage(3, 1));
+            settledRow(done.requestId());
+            assertEquals(new InterruptedCompletions(0, 0), service().interruptRunning(Duration.ofSeconds(5)));
+        }
+    }
 }
