@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * At shutdown, after the grace period for requests in flight: completions still running (long streams) are ended
  * and billed for what they delivered, before billing stops. It depends on both ledgers, so it is destroyed before
- * them and before the connection pool they write through (docs/operations.md, "Stopping").
+ * them and before the connection pool they write through (docs/operations.md, "Running": SIGTERM).
  */
 @Context
 final class CompletionsShutdown {
