@@ -50,14 +50,20 @@ class JdbcGatewayInstancesTest {
         return false;
     }
 
+    /** A new instance (its word lasting {@code lease}) that says it decides alone, once {@code other} heard it. */
+    private JdbcGatewayInstances aloneAsHeardBy(JdbcGatewayInstances other, Duration lease) throws Exception {
+        JdbcGatewayInstances alone = instance(lease);
+        alone.alone(true);
+        assertTrue(eventually(other, other::othersAlone), "the other hears that it decides alone");
+        return alone;
+    }
+
     @Test
     void anInstanceThatDecidesAloneIsSeenByTheOthersUntilItSharesAgain() throws Exception {
-        JdbcGatewayInstances a = instance(Duration.ofSeconds(10));
         JdbcGatewayInstances b = instance(Duration.ofSeconds(10));
         b.refresh();
         assertFalse(b.othersAlone());
-        a.alone(true);
-        assertTrue(eventually(b, b::othersAlone), "b hears that a decides alone");
+        JdbcGatewayInstances a = aloneAsHeardBy(b, Duration.ofSeconds(10));
         a.refresh();
         assertFalse(a.othersAlone(), "an instance's own row is not another's");
         a.alone(false);
@@ -68,10 +74,8 @@ class JdbcGatewayInstancesTest {
 
     @Test
     void anInstanceThatStopsWhileAloneIsForgottenWhenItsLeaseRunsOut() throws Exception {
-        JdbcGatewayInstances gone = instance(Duration.ofMillis(300));
         JdbcGatewayInstances other = instance(Duration.ofSeconds(10));
-        gone.alone(true);
-        assertTrue(eventually(other, other::othersAlone));
+        aloneAsHeardBy(other, Duration.ofMillis(300));
         // Stops renewing (as a killed process would): no refresh, no close.
         assertTrue(eventually(other, () -> !other.othersAlone()), "its row ran out");
         other.close();
@@ -79,10 +83,8 @@ class JdbcGatewayInstancesTest {
 
     @Test
     void anInstanceThatStopsCleanlyWhileAloneTakesItsRowAlong() throws Exception {
-        JdbcGatewayInstances stopping = instance(Duration.ofMinutes(5));
         JdbcGatewayInstances other = instance(Duration.ofSeconds(10));
-        stopping.alone(true);
-        assertTrue(eventually(other, other::othersAlone));
+        JdbcGatewayInstances stopping = aloneAsHeardBy(other, Duration.ofMinutes(5));
         stopping.close();
         other.refresh();
         assertFalse(other.othersAlone(), "at once, not after its five-minute lease");
