@@ -136,7 +136,7 @@ final class CompletionLauncher {
                 keyHash = null;
             }
             Consumer<BillingLedger.Settlement> write = settle;
-            Consumer<BillingLedger.Settlement> settleOnce = settlement -> {
+            Consumer<BillingLedger.Settlement> settleAndForget = settlement -> {
                 try {
                     write.accept(settlement);
                 } finally {
@@ -145,7 +145,7 @@ final class CompletionLauncher {
             };
             CompletionRun run = new CompletionRun(new CompletionRun.Context(keyHash, prepared.request(), requestId,
                     prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.maximumCost(),
-                    admittedAt, providers, tokens, settleOnce, clock, timers, blocking, settings, ticket::release),
+                    admittedAt, providers, tokens, settleAndForget, clock, timers, blocking, settings, ticket::release),
                     observer);
             unsettled.put(requestId, run);
             run.begin();

@@ -137,6 +137,10 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      * another process on the same directory (a CLI command, another gateway) started it first, this one attaches.
      */
     private void watch() {
+        if (postmasterPid == 0) { // its lock file could not be read when this began: no process to watch yet
+            postmasterPid = postmasterPid(pgData);
+            return;
+        }
         if (closing || ProcessHandle.of(postmasterPid).map(ProcessHandle::isAlive).orElse(false)) {
             return;
         }
