@@ -53,14 +53,18 @@ public class JdbcGatewayInstances implements IntSupplier, AloneInstances {
     public synchronized void refresh() {
         boolean alone = aloneHere;
         try {
-            transactions.executeWrite(status -> {
-                Connection connection = status.getConnection();
-                if (alone || aloneWritten) {
-                    writeAlone(connection, alone);
-                }
-                read(connection);
-                return null;
-            });
+            if (alone || aloneWritten) {
+                transactions.executeWrite(status -> {
+                    writeAlone(status.getConnection(), alone);
+                    read(status.getConnection());
+                    return null;
+                });
+            } else {
+                transactions.executeRead(status -> {
+                    read(status.getConnection());
+                    return null;
+                });
+            }
             aloneWritten = alone;
         } catch (RuntimeException e) {
             LOG.debug("Reading the live gateway instances failed; keeping {} ({}): {}", live,

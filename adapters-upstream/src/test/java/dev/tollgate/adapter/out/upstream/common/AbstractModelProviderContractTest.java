@@ -64,16 +64,16 @@ public abstract class AbstractModelProviderContractTest {
 
 
     private HttpServer server;
-    private final AtomicReference<Handler> handler = new AtomicReference<>();
+    protected final AtomicReference<Handler> handler = new AtomicReference<>();
     private final AtomicReference<String> lastBody = new AtomicReference<>();
-    private ModelProvider provider;
+    protected ModelProvider provider;
     private UpstreamHttp http;
 
-    interface Handler {
+    protected interface Handler {
         void handle(HttpExchange exchange) throws IOException, InterruptedException;
     }
 
-    private static final ProviderRoute ROUTE = new ProviderRoute(new ProviderId("stub"), "upstream-model",
+    protected static final ProviderRoute ROUTE = new ProviderRoute(new ProviderId("stub"), "upstream-model",
             TokenPrice.FREE, TokenPrice.FREE, ModelCapabilities.ALL);
     protected static final ChatRequest REQUEST = new ChatRequest(new ModelId("m"),
             List.of(new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}")), 16, null, null, null,
@@ -104,7 +104,7 @@ public abstract class AbstractModelProviderContractTest {
         server.stop(0);
     }
 
-    private static void sse(HttpExchange exchange, List<String> events) throws IOException {
+    protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
         exchange.sendResponseHeaders(200, 0);
         OutputStream out = exchange.getResponseBody();

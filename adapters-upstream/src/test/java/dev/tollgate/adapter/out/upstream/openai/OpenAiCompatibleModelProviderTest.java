@@ -1,15 +1,20 @@
 package dev.tollgate.adapter.out.upstream.openai;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
+import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import io.micronaut.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** The provider contract for the OpenAI-compatible provider, against a chat-completions SSE stub. */
 class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTest {
@@ -72,5 +77,30 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertTrue(sent.contains("\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"), sent);
         assertTrue(sent.contains("\"stream\":true") && sent.contains("\"include_usage\":true"), sent);
         assertTrue(sent.contains("\"max_tokens\":16") && sent.contains("\"seed\":7"), sent);
+    }
+
+    @Test
+    void anErrorReportedInTheStreamIsAFailureAfterWhatCameBefore() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(textPiece("par"),
+                "{\"error\":{\"message\":\"overloaded\",\"code\":503}}", "[DONE]")));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(List.of("par"), recorder.deltas);
+        assertEquals(502, recorder.failure.status());
+        assertFalse(recorder.failure.retryable(), "output already went to the client");
+        assertEquals("stub reported: overloaded", recorder.failure.message());
+    }
+
+    @Test
+    void anUnreadableChunkIsAFailure() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(textPiece("par"), "{\"choices\":[", "[DONE]")));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(List.of("par"), recorder.deltas);
+        assertEquals(502, recorder.failure.status());
+        assertEquals("unreadable chunk from stub", recorder.failure.message());
+        assertNull(recorder.finishReason, "one terminal event: the failure");
     }
 }
