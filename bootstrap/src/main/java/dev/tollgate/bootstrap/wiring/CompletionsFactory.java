@@ -71,17 +71,17 @@ public class CompletionsFactory {
     }
 
     @Singleton
-    @Named("upstream-timers")
+    @Named("request-timers")
     @Bean(preDestroy = "shutdownNow")
-    ScheduledExecutorService upstreamTimers() {
+    ScheduledExecutorService requestTimers() {
         AtomicInteger n = new AtomicInteger();
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2, r -> {
-            Thread thread = new Thread(r, "upstream-timer-" + n.incrementAndGet());
+            Thread thread = new Thread(r, "request-timer-" + n.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
-        // Every request arms timers (first byte, idle, max duration) and cancels them when it ends; without this
-        // the cancelled ones would stay queued until their deadline, minutes later.
+        // Every request arms timers (first byte, idle, max duration, a stream's keep-alive) and cancels them when it
+        // ends; without this the cancelled ones would stay queued until their deadline, minutes later.
         timers.setRemoveOnCancelPolicy(true);
         // A task scheduled at the head of the queue wakes a timer thread to wait for the new, earlier deadline;
         // a request's timeouts (first byte, idle, duration: seconds to minutes away) would each do that on an
@@ -108,7 +108,7 @@ public class CompletionsFactory {
     /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */
     @Context
     ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens, JsonMapper json,
-            @Named("upstream-timers") ScheduledExecutorService timers, UpstreamHttp http) {
+            @Named("request-timers") ScheduledExecutorService timers, UpstreamHttp http) {
         CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));
         return new ConfiguredModelProviders(catalog, tokens, timers, http, json);
     }
@@ -135,7 +135,7 @@ public class CompletionsFactory {
 
     @Singleton
     ChatCompletionService completeChat(ListModelsUseCase models, ModelProviders providers, TokenCounter tokens,
-            BillingLedger billing, Clock clock, @Named("upstream-timers") ScheduledExecutorService timers,
+            BillingLedger billing, Clock clock, @Named("request-timers") ScheduledExecutorService timers,
             @Named(TaskExecutors.BLOCKING) ExecutorService blocking, CompletionSettings settings,
             TrafficGuard traffic) {
         return new ChatCompletionService(models, providers, tokens, billing, clock, timers, blocking, settings,

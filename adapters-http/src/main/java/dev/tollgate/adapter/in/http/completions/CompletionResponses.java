@@ -16,9 +16,11 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.json.JsonMapper;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 
 /**
@@ -32,12 +34,16 @@ public final class CompletionResponses {
     private final JsonMapper json;
     private final Clock clock;
     private final SseSettings sse;
+    private final ScheduledExecutorService timers;
     private final CompletionMetrics metrics;
 
-    public CompletionResponses(JsonMapper json, Clock clock, SseSettings sse, CompletionMetrics metrics) {
+    /** @param timers the running requests' timers (bootstrap's {@code request-timers}): SSE keep-alives run there */
+    public CompletionResponses(JsonMapper json, Clock clock, SseSettings sse,
+            @Named("request-timers") ScheduledExecutorService timers, CompletionMetrics metrics) {
         this.json = json;
         this.clock = clock;
         this.sse = sse;
+        this.timers = timers;
         this.metrics = metrics;
     }
 
@@ -48,7 +54,7 @@ public final class CompletionResponses {
         ChunkWriter chunks = new ChunkWriter(json, "chatcmpl-" + requestId.substring(4),
                 clock.instant().getEpochSecond(), chat.model().value());
         if (chat.stream()) {
-            SseStream stream = new SseStream(chunks, sse, request, clock);
+            SseStream stream = new SseStream(chunks, sse, timers, request, clock);
             stream.attach(start.apply(metrics.observe(chat.model().value(), true, stream)));
             stream.watch(ClientConnection.onClose(request, stream::clientDisconnected));
             return stream.response();

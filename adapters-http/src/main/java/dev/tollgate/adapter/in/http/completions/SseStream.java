@@ -13,10 +13,12 @@ import io.micronaut.http.MutableHttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
-import reactor.core.Disposable;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * HTTP adapter: one SSE response (§6). The 200 is committed only when the upstream starts answering (or when the
@@ -35,25 +37,39 @@ final class SseStream implements CompletionObserver {
     private final Sinks.Many<byte[]> sink = Sinks.many().unicast().onBackpressureBuffer();
     private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
     private final SseSettings settings;
-    private Disposable keepAlive = () -> { };
+    private final ScheduledExecutorService timers;
+    /** The keep-alive timer; none until the completion starts. */
+    private Future<?> keepAlive = CompletableFuture.completedFuture(null);
     private Runnable unwatch = () -> { };
     private RunningCompletion completion;
     private boolean committed;
     private boolean roleSent;
     private boolean ended;
 
-    SseStream(ChunkWriter chunks, SseSettings settings, HttpRequest<?> request, Clock clock) {
+    /**
+     * @param timers runs the keep-alive timer; a timer queue that always holds an earlier deadline (see the
+     *               request timers' heartbeat in bootstrap) takes a new one without waking its thread, which
+     *               a per-stream timer on an idle queue did once per stream, just before its first token
+     */
+    SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
+            Clock clock) {
         this.chunks = chunks;
         this.request = request;
         this.clock = clock;
         this.settings = settings;
+        this.timers = timers;
     }
 
     /** Called once the completion started (so a refused request never starts a timer). */
     synchronized void attach(RunningCompletion running) {
         this.completion = running;
         if (!ended) {
-            keepAlive = Flux.interval(settings.keepAlive(), Schedulers.parallel()).subscribe(tick -> keepAlive());
+            long every = settings.keepAlive().toNanos();
+            try {
+                keepAlive = timers.scheduleAtFixedRate(this::keepAlive, every, every, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException stopping) {
+                // The process is stopping: the stream ends with it, no keep-alive needed.
+            }
         }
     }
 
@@ -97,7 +113,7 @@ final class SseStream implements CompletionObserver {
         RunningCompletion running;
         synchronized (this) {
             ended = true;
-            keepAlive.dispose();
+            keepAlive.cancel(false);
             unwatch.run();
             running = completion;
         }
@@ -171,7 +187,7 @@ final class SseStream implements CompletionObserver {
         }
         if (!committed) {
             ended = true;
-            keepAlive.dispose();
+            keepAlive.cancel(false);
             unwatch.run();
             response.complete(CompletionResponses.failureResponse(request, failure, clock));
             return;
@@ -182,7 +198,7 @@ final class SseStream implements CompletionObserver {
 
     private void end() {
         ended = true;
-        keepAlive.dispose();
+        keepAlive.cancel(false);
         unwatch.run();
         sink.tryEmitComplete();
     }

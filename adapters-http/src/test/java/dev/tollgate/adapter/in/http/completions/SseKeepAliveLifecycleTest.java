@@ -23,54 +23,52 @@ import io.micronaut.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.scheduler.Schedulers;
 
 /**
- * The SSE keep-alive timer lives exactly as long as its stream (G14, G17: no leaked timers). A Reactor schedule
- * hook counts every run of a scheduled task; with a 10 ms keep-alive a live stream ticks about 100 times a second,
- * and a stream that ended — or never started because the request was refused — must not tick at all.
+ * The SSE keep-alive timer lives exactly as long as its stream (G14, G17: no leaked timers). The streams get a
+ * timer executor of the test's own that counts every run of a periodic task; with a 10 ms keep-alive a live stream
+ * ticks about 100 times a second, and a stream that ended — or never started because the request was refused —
+ * must not tick at all, nor stay queued.
  */
 class SseKeepAliveLifecycleTest {
 
-    private static final String HOOK = "sse-keep-alive-probe";
     private static final String STREAM_BODY = "{\"model\":\"test/model\",\"stream\":true,"
             + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    /** The counter of the test whose thread schedules a task; runs of that task count there only. */
-    private static final ThreadLocal<AtomicInteger> PROBE = new ThreadLocal<>();
-
     private final AtomicInteger ticks = new AtomicInteger();
+    private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1) {
+        @Override
+        public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long initialDelay, long period, TimeUnit unit) {
+            return super.scheduleAtFixedRate(() -> {
+                ticks.incrementAndGet();
+                task.run();
+            }, initialDelay, period, unit);
+        }
+    };
     private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("d".repeat(64)),
             AccountId.newId());
 
-    @BeforeEach
-    void countScheduledRuns() {
-        Schedulers.onScheduleHook(HOOK, task -> {
-            AtomicInteger counter = PROBE.get();
-            return counter == null ? task : () -> {
-                counter.incrementAndGet();
-                task.run();
-            };
-        });
-        PROBE.set(ticks); // keep-alive timers are scheduled on the calling thread, inside complete()
+    {
+        timers.setRemoveOnCancelPolicy(true); // as the gateway's request timers: a cancelled timer leaves the queue
     }
 
     @AfterEach
-    void removeHook() {
-        PROBE.remove();
-        Schedulers.resetOnScheduleHook(HOOK);
+    void stopTimers() {
+        timers.shutdownNow();
     }
 
     private ChatCompletionsController controller(CompleteChatUseCase useCase) {
         JsonMapper json = JsonMapper.createDefault();
         return new ChatCompletionsController(new ModelApiAuthentication(token -> principal), useCase,
                 (caller, origin) -> dev.tollgate.domain.quota.RateLimitReport.NONE, new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10)),
-                        new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
+                        timers, new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
                 json, new SourceAddresses(java.util.List.of(), 64));
     }
 
@@ -106,6 +104,7 @@ class SseKeepAliveLifecycleTest {
         observer.get().onFailure(new CompletionFailure(502, "api_error", "upstream_error", "gone", 0, false));
 
         assertEquals(0, ticksDuring(200), "an ended stream's keep-alive stops");
+        assertTrue(timers.getQueue().isEmpty(), "and leaves the timer queue");
     }
 
     @Test
@@ -124,5 +123,6 @@ class SseKeepAliveLifecycleTest {
 
         // The 404 and 429 are answered as JSON by the exception handlers; nothing of the stream may live on.
         assertEquals(0, ticksDuring(200), "a refused stream request left its keep-alive timer running");
+        assertTrue(timers.getQueue().isEmpty(), "a refused stream request left a timer queued");
     }
 }
