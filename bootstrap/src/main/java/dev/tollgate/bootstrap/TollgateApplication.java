@@ -1,7 +1,9 @@
 package dev.tollgate.bootstrap;
 
 import dev.tollgate.bootstrap.cli.AdminCommand;
+import io.micronaut.context.env.Environment;
 import io.micronaut.runtime.Micronaut;
+import io.micronaut.runtime.exceptions.ApplicationStartupException;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +57,8 @@ public final class TollgateApplication implements Callable<Integer> {
         try {
             // Micronaut's own shutdown hook stops the server and the context; EmbeddedDatastoreShutdown then
             // stops the embedded PostgreSQL after the connection pool is closed.
-            Micronaut.build(new String[0])
+            new FailingStart()
+                    .args(new String[0])
                     .mainClass(TollgateApplication.class)
                     .properties(datastore.properties())
                     .singletons(datastore)
@@ -70,6 +73,18 @@ public final class TollgateApplication implements Callable<Integer> {
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * Micronaut as it starts the gateway, except that a start-up failure is thrown to {@link #serve()} rather than
+     * ending the JVM on the spot ({@code System.exit} in Micronaut's own handler): serve() logs it and stops the
+     * embedded PostgreSQL this process started, which an exit from inside Micronaut left running.
+     */
+    private static final class FailingStart extends Micronaut {
+        @Override
+        protected void handleStartupException(Environment environment, Throwable exception) {
+            throw new ApplicationStartupException(exception.getMessage(), exception);
+        }
     }
 
     /** {@code tollgate serve}: the same as no arguments. */

@@ -10,4 +10,12 @@ import java.time.Duration;
  */
 @ConfigurationProperties("tollgate.sse")
 public record SseSettings(@Bindable(defaultValue = "15s") Duration keepAlive) {
+
+    /** A keep-alive interval that is not positive is refused at start-up, not by every stream. */
+    public SseSettings {
+        if (keepAlive == null || keepAlive.isNegative() || keepAlive.isZero()) {
+            throw new IllegalArgumentException("tollgate.sse.keep-alive (TOLLGATE_SSE_KEEP_ALIVE) must be a positive "
+                    + "duration, e.g. 15s; it was " + keepAlive);
+        }
+    }
 }

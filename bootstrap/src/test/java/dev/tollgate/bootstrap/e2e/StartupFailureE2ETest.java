@@ -1,0 +1,46 @@
+package dev.tollgate.bootstrap.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.bootstrap.TollgateApplication;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A gateway that cannot start (here: a setting out of range) says why and exits with 1 — and stops the embedded
+ * PostgreSQL it started for the attempt. Micronaut's own start-up handler used to end the JVM on the spot, before
+ * the gateway could stop that server, which then kept running with nobody to stop it.
+ */
+class StartupFailureE2ETest {
+
+    @Test
+    void aStartThatFailsSaysWhyAndStopsTheEmbeddedPostgresItStarted(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("gateway.log");
+        ProcessBuilder gateway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), TollgateApplication.class.getName())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        gateway.environment().remove("DATASOURCES_DEFAULT_URL");
+        gateway.environment().remove("REDIS_URI");
+        gateway.environment().put("TOLLGATE_DATA_DIR", dir.resolve("data").toString());
+        gateway.environment().put("MICRONAUT_SERVER_PORT", "-1"); // any free port, should it get that far
+        gateway.environment().put("TOLLGATE_SSE_KEEP_ALIVE", "0s");
+
+        Process process = gateway.start();
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the failed start ends the process");
+        String output = Files.readString(log);
+
+        assertEquals(1, process.exitValue(), output);
+        assertTrue(output.contains("Tollgate failed to start"), output);
+        assertTrue(output.contains("tollgate.sse.keep-alive (TOLLGATE_SSE_KEEP_ALIVE) must be a positive duration"),
+                output);
+        assertTrue(output.contains("started by this process"), "the attempt started its own PostgreSQL: " + output);
+        // PostgreSQL removes its lock file when it stops; a server still running keeps it.
+        assertFalse(Files.exists(dir.resolve("data").resolve("postgres").resolve("postmaster.pid")),
+                "the embedded PostgreSQL was left running:\n" + output);
+    }
+}
