@@ -162,6 +162,11 @@ public final class ScriptedModelProvider implements ModelProvider {
             listener.onFinish(reason, reportedUsage);
         }
 
+        /** The provider cannot express the request (nothing was sent): the client's fault, {@code param} at it. */
+        public synchronized void refuseAsInvalid(String param, String message) {
+            listener.onFailure(UpstreamFailure.invalidRequest(param, message));
+        }
+
         public synchronized void fail(int status, boolean retryable, boolean rateLimited, Duration retryAfter) {
             listener.onFailure(new UpstreamFailure(status, retryable, rateLimited, retryAfter,
                     "scripted HTTP " + status));

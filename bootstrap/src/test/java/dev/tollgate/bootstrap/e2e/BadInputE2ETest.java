@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,47 @@ class BadInputE2ETest extends GatewayE2ETest {
         }
         assertManagementError(send("POST", "/api/v1/keys", gpm, ""), 400, null);
         assertManagementError(send("PATCH", "/api/v1/keys/" + hash, gpm, ""), 400, null);
+    }
+
+    @Test
+    void malformedJsonIsToldInTheRequestsTermsNotTheParsers() {
+        String gpm = readWriteKey();
+        for (String body : List.of("{\"name\":NaN}", "{\"name\":\"x\" /* note */}", "{\"limit\":Infinity}",
+                "{'name':'x'}", "{\"name\":\"x\",}", "{\"" + "n".repeat(60_000) + "\":1}")) {
+            Reply reply = post("/api/v1/keys", gpm, body);
+            assertManagementError(reply, 400, null);
+            String message = reply.error().get("message").toString();
+            assertFalse(message.contains("Feature") || message.contains("JsonRead") || message.contains("REDACTED")
+                    || message.contains("StreamRead"), message);
+            assertTrue(message.length() < 400, message);
+        }
+        String where = post("/api/v1/keys", gpm, "{\"name\":NaN}").error().get("message").toString();
+        assertTrue(where.contains("line 1, column"), where);
+    }
+
+    @Test
+    void theJsonRoutesAnswerJsonWhateverTheAcceptHeaderAsks() {
+        String gpm = readWriteKey();
+        String gp = (String) createKey(gpm, "{\"name\":\"k\"}").json().get("key");
+        for (String accept : List.of("application/*", "*/json", "*/*", "application/json;q=0.9, */*;q=0.1",
+                "text/html")) {
+            for (String[] route : List.of(new String[] {"/api/v1/keys", gpm}, new String[] {"/v1/models", gp})) {
+                Reply reply = exchange(HttpRequest.newBuilder(URI.create(server.getURL() + route[0]))
+                        .header("Authorization", "Bearer " + route[1]).header("Accept", accept).GET().build());
+                assertEquals(200, reply.status(), accept + " " + route[0] + " -> " + reply.raw().body());
+                assertEquals("application/json", reply.header("content-type"), accept + " " + route[0]);
+            }
+        }
+    }
+
+    @Test
+    void a401NamesTheBearerSchemeAndTheRawKeyIsNeverCached() {
+        Reply unauthorized = get("/api/v1/keys", "gpm-nope");
+        assertManagementError(unauthorized, 401, null);
+        assertEquals("Bearer", unauthorized.header("WWW-Authenticate"));
+        assertEquals("Bearer", get("/v1/models", null).header("WWW-Authenticate"));
+        Reply created = createKey(readWriteKey(), "{\"name\":\"fresh\"}");
+        assertEquals("no-store", created.header("Cache-Control"), "the raw key is in this answer only");
     }
 
     @Test
@@ -83,7 +125,7 @@ class BadInputE2ETest extends GatewayE2ETest {
     void badQueryParametersAre400() {
         String gpm = readWriteKey();
         for (String query : List.of("offset=-1", "offset=10001", "offset=abc", "offset=1.5", "offset=",
-                "include_disabled=yes", "include_disabled=1")) {
+                "offset=%2B5", "offset=%205", "offset=1e2", "include_disabled=yes", "include_disabled=1")) {
             Reply reply = get("/api/v1/keys?" + query, gpm);
             assertManagementError(reply, 400, null);
         }
@@ -132,7 +174,9 @@ class BadInputE2ETest extends GatewayE2ETest {
         String hash = (String) createKey(gpm, "{\"name\":\"target\"}").data().get("hash");
         for (String value : List.of("+12030-01-01T00:00:00Z", "12030-01-01T00:00:00Z", "2030-02-30T00:00:00Z",
                 "2031-02-29T12:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:00.Z",
-                "2030-01-01", "2030-01-01T00:00:00", "2030-1-01T00:00:00Z", "2030-01-01T00:00:00+2", "")) {
+                "2030-01-01", "2030-01-01T00:00:00", "2030-1-01T00:00:00Z", "2030-01-01T00:00:00+2", "",
+                // A four-digit year here, but year 10000 in UTC, which is what is stored and shown.
+                "9999-12-31T23:30:00-05:00")) {
             String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
             Reply created = post("/api/v1/keys", gpm, body);
             assertManagementError(created, 400, null);
@@ -162,6 +206,11 @@ class BadInputE2ETest extends GatewayE2ETest {
             assertManagementError(created, 400, null);
             assertTrue(created.error().get("message").toString().contains("name"), created.raw().body());
             assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"name\":\"" + name + "\"}"), 400, null);
+        }
+        for (String name : List.of("\\u00a0", "\\u200b\\u3000", "\\u2060", "a\\u202eb", "\\u2066x")) {
+            Reply created = post("/api/v1/keys", gpm, "{\"name\":\"" + name + "\"}");
+            assertManagementError(created, 400, null);
+            assertTrue(created.error().get("message").toString().contains("name"), created.raw().body());
         }
         Reply pair = createKey(gpm, "{\"name\":\"rocket \\ud83d\\ude80\"}");
         assertEquals("rocket \ud83d\ude80", pair.data().get("name"));

@@ -389,6 +389,42 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         cases.put("{" + model + "," + messages + ",\"tool_choice\":\"required\"}", "tool_choice");
         cases.put("{" + model + "," + messages + ",\"tool_choice\":{\"type\":\"function\",\"function\":"
                 + "{\"name\":\"f\"}}}", "tool_choice");
+        // Tool calls replayed in the conversation, tool results and participant names: malformed ones are refused
+        // here, never dropped or mangled on the way to a provider.
+        String user = "{\"role\":\"user\",\"content\":\"hi\"}";
+        String call = "{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}";
+        Map<String, String> turns = new LinkedHashMap<>();
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":\"x\"}", "messages[1].tool_calls");
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[]}", "messages[1].tool_calls");
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[5]}", "messages[1].tool_calls[0]");
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\"}]}",
+                "messages[1].tool_calls[0].function");
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"type\":\"function\",\"function\":"
+                + "{\"name\":\"f\",\"arguments\":\"{}\"}}]}", "messages[1].tool_calls[0].id");
+        turns.put("{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"function\":"
+                + "{\"name\":\"f\",\"arguments\":{\"a\":1}}}]}", "messages[1].tool_calls[0].function.arguments");
+        turns.put("{\"role\":\"assistant\",\"content\":null}", "messages[1].content");
+        turns.put("{\"role\":\"tool\",\"content\":\"42\"}", "messages[1].tool_call_id");
+        turns.put("{\"role\":\"tool\",\"content\":\"42\",\"tool_call_id\":7}", "messages[1].tool_call_id");
+        turns.put("{\"role\":\"function\",\"content\":\"42\"}", "messages[1].name");
+        turns.put("{\"role\":\"user\",\"content\":\"hi\",\"name\":5}", "messages[1].name");
+        turns.put("{\"role\":\"user\",\"content\":\"hi\",\"tool_calls\":[" + call + "]}", "messages[1].tool_calls");
+        for (Map.Entry<String, String> turn : turns.entrySet()) {
+            cases.put("{" + model + ",\"messages\":[" + user + "," + turn.getKey() + "]}", turn.getValue());
+        }
+        cases.put("{" + model + "," + messages + ",\"response_format\":{\"type\":\"json_schema\"}}",
+                "response_format.json_schema");
+        cases.put("{" + model + "," + messages + ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":{}}}",
+                "response_format.json_schema.name");
+        cases.put("{" + model + "," + messages + ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":"
+                + "{\"name\":\"s\",\"schema\":\"x\"}}}", "response_format.json_schema.schema");
+        for (String function : List.of("{\"name\":\"\"}", "{\"name\":\"a b\"}", "{\"name\":\"f\",\"parameters\":\"x\"}",
+                "{\"name\":\"f\",\"description\":5}")) {
+            cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":" + function + "}]}",
+                    "tools");
+        }
+        cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}},"
+                + "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "tools");
         // A short text naming an enormous number is refused as it is, never written out in full in the message.
         cases.put("{" + model + "," + messages + ",\"temperature\":1e1500000000}", "temperature");
         cases.put("{" + model + "," + messages + ",\"top_p\":1e-1500000000}", "top_p");

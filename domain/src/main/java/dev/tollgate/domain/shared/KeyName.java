@@ -17,11 +17,20 @@ public record KeyName(String value) {
         if (value.isEmpty()) {
             throw new DomainRuleViolation("name", "name must not be empty");
         }
+        if (value.codePoints().allMatch(KeyName::invisible)) {
+            throw new DomainRuleViolation("name", "name must not be empty (it holds only spaces or invisible "
+                    + "characters)");
+        }
         if (value.codePointCount(0, value.length()) > MAX_LENGTH) {
             throw new DomainRuleViolation("name", "name must be at most " + MAX_LENGTH + " characters");
         }
         if (value.codePoints().anyMatch(Character::isISOControl)) {
             throw new DomainRuleViolation("name", "name must not contain control characters");
+        }
+        // Embeddings, overrides and isolates reorder the text around them: a name could show as another's.
+        if (value.codePoints().anyMatch(c -> c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069)) {
+            throw new DomainRuleViolation("name", "name must not contain bidirectional control characters "
+                    + "(U+202A to U+202E, U+2066 to U+2069)");
         }
         // An unpaired UTF-16 surrogate (a JSON escape of D800 with no low half after it) is no character: it
         // cannot be stored as text and would come back as something else.
@@ -29,6 +38,11 @@ public record KeyName(String value) {
             throw new DomainRuleViolation("name", "name must be valid Unicode text (it holds an unpaired surrogate "
                     + "escape such as \\ud800)");
         }
+    }
+
+    /** A space of any kind (no-break, ideographic, …) or a character that shows nothing (zero-width, format). */
+    private static boolean invisible(int c) {
+        return Character.isWhitespace(c) || Character.isSpaceChar(c) || Character.getType(c) == Character.FORMAT;
     }
 
     @Override

@@ -26,6 +26,26 @@ class KeyNameTest {
         assertEquals("name must not be empty", refused(value).getMessage());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"\u00a0", "\u200b", "\u2060\u00a0", " \ufeff ", "\u200b\u3000\u200d"})
+    void namesOfOnlyInvisibleCharactersAreRefusedAsEmpty(String value) {
+        assertEquals("name must not be empty (it holds only spaces or invisible characters)",
+                refused(value).getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a\u202eb", "\u202aleft", "x\u2066y\u2069", "x\u2067"})
+    void bidirectionalControlsAreRefused(String value) {
+        assertEquals("name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)",
+                refused(value).getMessage());
+    }
+
+    @Test
+    void visibleTextAroundInvisibleCharactersIsKept() {
+        assertEquals("a\u00a0b", new KeyName("a\u00a0b").value());
+        assertEquals("\u05e9\u05dc\u05d5\u05dd key", new KeyName("\u05e9\u05dc\u05d5\u05dd key").value());
+    }
+
     @Test
     void unpairedSurrogatesAreRefusedAndPairsAccepted() {
         char high = (char) 0xD800;

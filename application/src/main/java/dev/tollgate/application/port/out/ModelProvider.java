@@ -55,8 +55,22 @@ public interface ModelProvider {
 
     /**
      * Why a call failed. {@code retryable}: a connect error, timeout, 429 or 5xx that allows trying again or
-     * falling back (only before the first byte); {@code retryAfter} is the provider's hint or {@code null}.
+     * falling back (only before the first byte); {@code retryAfter} is the provider's hint or {@code null};
+     * {@code invalidParam}: set when nothing was sent because the request cannot be expressed in the provider's API
+     * (the field at fault, e.g. tool-call arguments that are no JSON object): the client's request, not a provider
+     * failure.
      */
-    record UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter, String message) {
+    record UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter, String message,
+            String invalidParam) {
+
+        public UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter,
+                String message) {
+            this(status, retryable, rateLimited, retryAfter, message, null);
+        }
+
+        /** The request cannot be expressed in this provider's API; {@code param} names the field, as §2.3 does. */
+        public static UpstreamFailure invalidRequest(String param, String message) {
+            return new UpstreamFailure(400, false, false, null, message, param);
+        }
     }
 }

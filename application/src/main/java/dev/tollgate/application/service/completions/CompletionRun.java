@@ -370,6 +370,12 @@ final class CompletionRun implements RunningCompletion {
 
         /** Called with the run's lock held. */
         void failed(ModelProvider.UpstreamFailure failure) {
+            if (delivered.isEmpty() && failure.invalidParam() != null) {
+                // Nothing went upstream: the client's request is at fault, and nothing is charged.
+                finishWithFailure(new CompletionFailure(400, "invalid_request_error", "invalid_request",
+                        failure.message(), 0, false, failure.invalidParam()), TokenUsage.NONE, "failed");
+                return;
+            }
             if (!delivered.isEmpty() || !failure.retryable()) {
                 // After output a provider's 4xx is still the provider failing us, not the client's request. The
                 // status reaches a non-streaming client; a stream that began has committed its 200 already.

@@ -879,6 +879,22 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aRequestTheProviderCannotExpressIsTheClients400NamingTheFieldAndCostsNothing() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().refuseAsInvalid("messages[1].tool_calls[0].function.arguments", "must be a JSON object");
+
+            assertTrue(beta.calls().isEmpty(), "the client's request, not a provider failure: no fallback");
+            CompletionFailure failure = started.observer().failure;
+            assertEquals(400, failure.status());
+            assertEquals("invalid_request_error", failure.type());
+            assertEquals("invalid_request", failure.code());
+            assertEquals("messages[1].tool_calls[0].function.arguments", failure.param());
+            assertEquals("must be a JSON object", failure.message(), "no provider-failure wording around it");
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
         void retryableFailuresEverywhereAreRetriedWithBackoffThenReported() {
             Started started = start("test/pair", 100);
             alpha.lastCall().fail(503, true, false, null);

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.common;
 
+import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -43,10 +44,15 @@ public final class ApiErrors {
     public static MutableHttpResponse<Map<String, Object>> respond(HttpRequest<?> request, HttpStatus status,
             String message, ModelError modelError, Clock clock) {
         String requestId = RequestIds.of(request);
-        return HttpResponse.<Map<String, Object>>status(status)
+        MutableHttpResponse<Map<String, Object>> response = HttpResponse.<Map<String, Object>>status(status)
                 .contentType(MediaType.APPLICATION_JSON_TYPE)
                 .header(RequestIds.HEADER, requestId)
                 .body(body(isControlPlane(request), status, message, modelError, requestId, clock));
+        if (status == HttpStatus.UNAUTHORIZED) {
+            // RFC 9110 §11.6.1: a 401 names the scheme that would be accepted.
+            response.header(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
+        }
+        return response;
     }
 
     /** The envelope of the control plane (§7.1) or of the model surface (§7.2). */
@@ -80,6 +86,14 @@ public final class ApiErrors {
     /** Text a client sent, quoted back in a message: cut after {@code max} characters so the message stays short. */
     public static String shown(String text, int max) {
         return text.length() <= max ? text : text.substring(0, max) + "…";
+    }
+
+    /** A body that is not compressed as its {@code Content-Encoding} header says. */
+    public static String undecompressable(String encoding) {
+        return "The request body could not be decompressed: it is not "
+                + (encoding == null ? "compressed" : shown(encoding.strip(), 32) + " data")
+                + " as its Content-Encoding header says. Send the body compressed that way, or uncompressed "
+                + "without a Content-Encoding header";
     }
 
     /** The model-surface classification of a status without a more specific code. */

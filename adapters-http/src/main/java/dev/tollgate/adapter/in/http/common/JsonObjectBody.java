@@ -39,7 +39,10 @@ public final class JsonObjectBody {
 
     public static JsonObjectBody parse(byte[] body) {
         if (body == null || body.length == 0) {
-            throw new InvalidRequestException(null, "Request body is empty: send a JSON object");
+            // Netty drops the Content-Encoding header once it decompressed; a few bytes that are no gzip stream
+            // decompress to nothing, with no error to tell them from an empty body.
+            throw new InvalidRequestException(null, "Request body is empty: send a JSON object (a body sent with a "
+                    + "Content-Encoding must decompress to one)");
         }
         Map<String, Object> fields = new LinkedHashMap<>();
         try (JsonParser parser = FACTORY.createParser(body)) {
@@ -58,15 +61,52 @@ public final class JsonObjectBody {
                 throw new InvalidRequestException(null, "Request body must be exactly one JSON object");
             }
         } catch (StreamConstraintsException e) {
-            throw new InvalidRequestException(null, "The request body is beyond what is read: a number may be "
-                    + "written with at most " + MAX_NUMBER_LENGTH + " characters (use an exponent, e.g. 1e-9), and "
-                    + "objects and arrays may nest at most " + MAX_NESTING + " levels deep");
+            throw new InvalidRequestException(null, beyondLimits(e));
         } catch (JsonParseException e) {
-            throw new InvalidRequestException(null, "Malformed JSON in request body: " + e.getOriginalMessage());
+            throw new InvalidRequestException(null, malformed(e));
         } catch (IOException e) {
-            throw new InvalidRequestException(null, "Unreadable request body: " + e.getMessage());
+            throw new InvalidRequestException(null, "Unreadable request body: send one JSON object in UTF-8");
         }
         return new JsonObjectBody(Collections.unmodifiableMap(fields));
+    }
+
+    /** Which of the parser's limits the body went past, in the terms of the request rather than of the parser. */
+    private static String beyondLimits(StreamConstraintsException e) {
+        String limit = String.valueOf(e.getMessage());
+        if (limit.startsWith("Name length")) {
+            return "A field name in the request body is too long: names are at most "
+                    + FACTORY.streamReadConstraints().getMaxNameLength() + " characters";
+        }
+        if (limit.startsWith("String value length") || limit.startsWith("String length")) {
+            return "A string in the request body is too long: strings are at most "
+                    + FACTORY.streamReadConstraints().getMaxStringLength() + " characters";
+        }
+        if (limit.startsWith("Document nesting depth") || limit.contains("nesting")) {
+            return "The request body nests objects and arrays more than " + MAX_NESTING + " levels deep";
+        }
+        return "A number in the request body is written with more than " + MAX_NUMBER_LENGTH + " characters: "
+                + "use an exponent, e.g. 1e-9";
+    }
+
+    /**
+     * Where the JSON broke and how, for a person: Jackson's own wording names its parser features
+     * ({@code JsonReadFeature.ALLOW_…}) and source-location settings, which a client cannot act on.
+     */
+    static String malformed(JsonParseException e) {
+        String reason = String.valueOf(e.getOriginalMessage());
+        int line = reason.indexOf('\n');
+        if (line >= 0) {
+            reason = reason.substring(0, line);
+        }
+        reason = reason.replaceAll(":? *enable `?[A-Za-z.]*Feature\\.[A-Z_]+`? to allow.*", "")
+                .replaceAll(" *\\([^()]*Feature[^()]*\\)", "")
+                .replaceAll(" *;? *Feature '[A-Z_]+' not enabled.*", "")
+                .strip();
+        var location = e.getLocation();
+        String where = location == null || location.getLineNr() < 1 ? ""
+                : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+        return "Malformed JSON in request body" + where + ": " + ApiErrors.shown(reason, 200)
+                + " (send one JSON object: double-quoted names and strings, no comments, no NaN or Infinity)";
     }
 
     private static Object readValue(JsonParser parser, JsonToken token) throws IOException {

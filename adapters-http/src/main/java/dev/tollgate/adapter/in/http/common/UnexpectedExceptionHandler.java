@@ -49,11 +49,8 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
         }
         if (undecodableBody(exception)) {
             String encoding = request.getHeaders().get("Content-Encoding");
-            return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, "The request body could not be decompressed: "
-                    + "it is not " + (encoding == null ? "compressed" : ApiErrors.shown(encoding.strip(), 32) + " data")
-                    + " as its Content-Encoding header says. Send the body compressed that way, or uncompressed "
-                    + "without a Content-Encoding header", ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null),
-                    clock);
+            return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, ApiErrors.undecompressable(encoding),
+                    ApiErrors.genericModelError(HttpStatus.BAD_REQUEST, null), clock);
         }
         if (undecodableForm(exception)) {
             return ApiErrors.respond(request, HttpStatus.BAD_REQUEST, "The form body could not be read: it is not "

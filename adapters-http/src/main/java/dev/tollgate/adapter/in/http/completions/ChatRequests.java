@@ -10,9 +10,11 @@ import io.micronaut.json.JsonMapper;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * HTTP adapter: reads and validates a chat-completion body (§2.3). Every documented field is checked for type
@@ -25,6 +27,8 @@ public final class ChatRequests {
     private static final Set<String> TOOL_CHOICES = Set.of("none", "auto", "required");
     private static final Set<String> RESPONSE_FORMATS = Set.of("text", "json_object", "json_schema");
     private static final int MAX_STOP_SEQUENCES = 4;
+    /** OpenAI's rule for function (and response schema) names. */
+    private static final Pattern FUNCTION_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
     private ChatRequests() {
     }
@@ -121,11 +125,77 @@ public final class ChatRequests {
                 throw new InvalidRequestException(where + ".role", where + ".role must be one of "
                         + String.join(", ", ROLES.stream().sorted().toList()));
             }
-            Content content = content(message.get("content"), where, message.containsKey("tool_calls"));
+            boolean callsTools = toolCalls(message, role, where);
+            participantFields(message, role, where);
+            Content content = content(message.get("content"), where, callsTools);
             messages.add(new ChatMessage(role, content.text(), write(json, message), extra(message),
                     content.images()));
         }
         return messages;
+    }
+
+    /**
+     * An assistant turn's {@code tool_calls}, replayed as the model wrote them: a non-empty array of
+     * {@code {id, type: "function", function: {name, arguments}}} with {@code arguments} as text (OpenAI's shape).
+     * Every provider gets them as sent, or translated (Anthropic's {@code tool_use} blocks), so a malformed one is
+     * refused here rather than dropped or mangled on the way. Returns whether the message calls tools.
+     */
+    private static boolean toolCalls(Map<?, ?> message, String role, String where) {
+        Object value = message.get("tool_calls");
+        if (value == null) {
+            return message.get("function_call") instanceof Map<?, ?> && "assistant".equals(role);
+        }
+        String field = where + ".tool_calls";
+        if (!"assistant".equals(role)) {
+            throw new InvalidRequestException(field, field + " is only allowed on assistant messages");
+        }
+        if (!(value instanceof List<?> calls) || calls.isEmpty()) {
+            throw new InvalidRequestException(field, field + " must be a non-empty array of {id, type: \"function\", "
+                    + "function: {name, arguments}} (leave it out when the turn calls no tools)");
+        }
+        for (int c = 0; c < calls.size(); c++) {
+            String call = field + "[" + c + "]";
+            if (!(calls.get(c) instanceof Map<?, ?> entry)) {
+                throw new InvalidRequestException(call, call + " must be an object {id, type: \"function\", "
+                        + "function: {name, arguments}}");
+            }
+            if (!(entry.get("id") instanceof String id) || id.isEmpty()) {
+                throw new InvalidRequestException(call + ".id", call + ".id must be a non-empty string (the id the "
+                        + "model gave the call, which the tool message's tool_call_id refers to)");
+            }
+            if (entry.containsKey("type") && !"function".equals(entry.get("type"))) {
+                throw new InvalidRequestException(call + ".type", call + ".type must be \"function\"");
+            }
+            if (!(entry.get("function") instanceof Map<?, ?> function)) {
+                throw new InvalidRequestException(call + ".function", call + ".function must be an object "
+                        + "{name, arguments}");
+            }
+            if (!(function.get("name") instanceof String name) || name.isEmpty()) {
+                throw new InvalidRequestException(call + ".function.name", call + ".function.name must be a "
+                        + "non-empty string");
+            }
+            if (!(function.get("arguments") instanceof String)) {
+                throw new InvalidRequestException(call + ".function.arguments", call + ".function.arguments must be "
+                        + "a string: the arguments as JSON text, e.g. \"{\\\"city\\\": \\\"Paris\\\"}\"");
+            }
+        }
+        return true;
+    }
+
+    /** The members that tie a message to a participant or a call: {@code name}, and a tool result's call id. */
+    private static void participantFields(Map<?, ?> message, String role, String where) {
+        Object name = message.get("name");
+        if (name != null && !(name instanceof String)) {
+            throw new InvalidRequestException(where + ".name", where + ".name must be a string");
+        }
+        if ("tool".equals(role) && (!(message.get("tool_call_id") instanceof String id) || id.isEmpty())) {
+            throw new InvalidRequestException(where + ".tool_call_id", where + ".tool_call_id is required on a "
+                    + "tool message: the id of the assistant's tool call it answers");
+        }
+        if ("function".equals(role) && (!(name instanceof String n) || n.isEmpty())) {
+            throw new InvalidRequestException(where + ".name", where + ".name is required on a function message: "
+                    + "the name of the function it answers");
+        }
     }
 
     /** A message's text parts joined, and how many image parts it has. */
@@ -259,7 +329,32 @@ public final class ChatRequests {
             throw new InvalidRequestException("response_format", "response_format must be an object whose type is "
                     + "text, json_object or json_schema");
         }
+        if ("json_schema".equals(type)) {
+            jsonSchema(format.get("json_schema"));
+        }
         return "text".equals(type) ? null : write(json, format);
+    }
+
+    /** OpenAI's {@code json_schema}: {name, schema?, strict?, description?}, the name as a function's is. */
+    private static void jsonSchema(Object value) {
+        String field = "response_format.json_schema";
+        if (!(value instanceof Map<?, ?> schema)) {
+            throw new InvalidRequestException(field, field + " is required with type json_schema: an object "
+                    + "{name, schema, strict?}");
+        }
+        if (!(schema.get("name") instanceof String name) || !FUNCTION_NAME.matcher(name).matches()) {
+            throw new InvalidRequestException(field + ".name", field + ".name is required: 1 to 64 letters, digits, "
+                    + "underscores or dashes");
+        }
+        if (schema.get("schema") != null && !(schema.get("schema") instanceof Map<?, ?>)) {
+            throw new InvalidRequestException(field + ".schema", field + ".schema must be a JSON Schema object");
+        }
+        if (schema.get("strict") != null && !(schema.get("strict") instanceof Boolean)) {
+            throw new InvalidRequestException(field + ".strict", field + ".strict must be a boolean");
+        }
+        if (schema.get("description") != null && !(schema.get("description") instanceof String)) {
+            throw new InvalidRequestException(field + ".description", field + ".description must be a string");
+        }
     }
 
     private static String tools(JsonObjectBody body, JsonMapper json) {
@@ -269,12 +364,31 @@ public final class ChatRequests {
         if (!(body.value("tools") instanceof List<?> tools)) {
             throw new InvalidRequestException("tools", "tools must be an array of function declarations");
         }
+        Set<String> names = new HashSet<>();
         for (int i = 0; i < tools.size(); i++) {
             if (!(tools.get(i) instanceof Map<?, ?> tool) || !"function".equals(tool.get("type"))
                     || !(tool.get("function") instanceof Map<?, ?> function)
-                    || !(function.get("name") instanceof String)) {
+                    || !(function.get("name") instanceof String name)) {
                 throw new InvalidRequestException("tools", "tools[" + i + "] must be {type: \"function\", "
                         + "function: {name, parameters?, description?}}");
+            }
+            if (!FUNCTION_NAME.matcher(name).matches()) {
+                throw new InvalidRequestException("tools", "tools[" + i + "].function.name must be 1 to 64 letters, "
+                        + "digits, underscores or dashes, got '" + ApiErrors.shown(name, 64) + "'");
+            }
+            if (!names.add(name)) {
+                throw new InvalidRequestException("tools", "tools[" + i + "] declares the function '" + name
+                        + "' again: function names must be unique");
+            }
+            if (function.get("parameters") != null && !(function.get("parameters") instanceof Map<?, ?>)) {
+                throw new InvalidRequestException("tools", "tools[" + i + "].function.parameters must be a JSON "
+                        + "Schema object");
+            }
+            if (function.get("description") != null && !(function.get("description") instanceof String)) {
+                throw new InvalidRequestException("tools", "tools[" + i + "].function.description must be a string");
+            }
+            if (function.get("strict") != null && !(function.get("strict") instanceof Boolean)) {
+                throw new InvalidRequestException("tools", "tools[" + i + "].function.strict must be a boolean");
             }
         }
         return tools.isEmpty() ? null : write(json, tools);

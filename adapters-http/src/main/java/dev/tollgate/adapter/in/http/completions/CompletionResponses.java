@@ -120,7 +120,7 @@ public final class CompletionResponses {
 
     static MutableHttpResponse<?> failureResponse(HttpRequest<?> request, CompletionFailure failure, Clock clock) {
         MutableHttpResponse<?> response = ApiErrors.respond(request, HttpStatus.valueOf(failure.status()),
-                failure.message(), new ApiErrors.ModelError(failure.type(), failure.code(), null), clock);
+                failure.message(), new ApiErrors.ModelError(failure.type(), failure.code(), failure.param()), clock);
         if (failure.retryAfterSeconds() > 0) {
             response.header("Retry-After", Long.toString(failure.retryAfterSeconds()));
         }

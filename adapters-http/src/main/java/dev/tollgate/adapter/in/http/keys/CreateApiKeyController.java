@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.keys;
 import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
 import dev.tollgate.application.port.in.keys.CreatedApiKey;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -14,7 +15,8 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 
 /** HTTP adapter: {@code POST /api/v1/keys} answers 201 with the raw key, once (§2.2, sdk-contract.md). */
-@Controller(KeysControllers.BASE)
+@Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
+        consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class CreateApiKeyController {
 
@@ -32,7 +34,9 @@ public class CreateApiKeyController {
         var principal = authentication.principal(request);
         principal.requireWriteAccess();
         CreatedApiKey created = createApiKey.create(principal, KeyRequests.create(KeysControllers.jsonBody(request, body)));
+        // The raw key is in this answer only: no cache along the way may keep a copy.
         return HttpResponse.created(
-                new KeyResponses.Created(created.rawKey().reveal(), ApiKeyRecord.of(created.details())));
+                new KeyResponses.Created(created.rawKey().reveal(), ApiKeyRecord.of(created.details())))
+                .header(HttpHeaders.CACHE_CONTROL, "no-store");
     }
 }

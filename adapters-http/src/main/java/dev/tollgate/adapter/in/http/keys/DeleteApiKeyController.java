@@ -2,6 +2,7 @@ package dev.tollgate.adapter.in.http.keys;
 
 import dev.tollgate.application.port.in.keys.DeleteApiKeyUseCase;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.PathVariable;
@@ -9,7 +10,8 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 
 /** HTTP adapter: {@code DELETE /api/v1/keys/:hash} answers 200 {@code {deleted: true}} (sdk-contract.md). */
-@Controller(KeysControllers.BASE)
+@Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
+        consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class DeleteApiKeyController {
 

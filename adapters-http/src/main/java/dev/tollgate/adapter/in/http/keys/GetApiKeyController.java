@@ -2,6 +2,7 @@ package dev.tollgate.adapter.in.http.keys;
 
 import dev.tollgate.application.port.in.keys.GetApiKeyUseCase;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
@@ -9,7 +10,8 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 
 /** HTTP adapter: {@code GET /api/v1/keys/:hash} (§4.1). */
-@Controller(KeysControllers.BASE)
+@Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
+        consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class GetApiKeyController {
 

@@ -48,6 +48,11 @@ final class KeyRequests {
             .toFormatter(Locale.ROOT)
             .withResolverStyle(ResolverStyle.STRICT);
 
+    /** The latest instant whose UTC form still has a four-digit year. */
+    private static final Instant LAST_INSTANT = Instant.parse("9999-12-31T23:59:59.999999999Z");
+
+    private static final Pattern OFFSET = Pattern.compile("[0-9]{1,9}");
+
     private KeyRequests() {
     }
 
@@ -89,14 +94,11 @@ final class KeyRequests {
     static ListApiKeysQuery list(String offset, String includeDisabled) {
         int parsedOffset = 0;
         if (offset != null) {
-            try {
-                parsedOffset = Integer.parseInt(offset.strip());
-            } catch (NumberFormatException e) {
-                parsedOffset = -1;
-            }
+            // Plain digits only: no sign, spaces or exponent (what Integer.parseInt would also take is refused).
+            parsedOffset = OFFSET.matcher(offset).matches() ? Integer.parseInt(offset) : -1;
             if (parsedOffset < 0 || parsedOffset > ListApiKeysQuery.MAX_OFFSET) {
                 throw new InvalidRequestException("offset", "offset must be an integer from 0 to "
-                        + ListApiKeysQuery.MAX_OFFSET + ", got '" + offset + "'");
+                        + ListApiKeysQuery.MAX_OFFSET + ", got '" + ApiErrors.shown(offset, 32) + "'");
             }
         }
         boolean include = false;
@@ -104,7 +106,7 @@ final class KeyRequests {
             String value = includeDisabled.strip().toLowerCase(Locale.ROOT);
             if (!value.equals("true") && !value.equals("false")) {
                 throw new InvalidRequestException("include_disabled",
-                        "include_disabled must be true or false, got '" + includeDisabled + "'");
+                        "include_disabled must be true or false, got '" + ApiErrors.shown(includeDisabled, 32) + "'");
             }
             include = value.equals("true");
         }
@@ -160,7 +162,7 @@ final class KeyRequests {
         }
         return LimitReset.fromWireName(value).orElseThrow(() -> new InvalidRequestException("limit_reset",
                 "limit_reset must be one of daily, weekly, monthly (or null for a lifetime limit), got '"
-                        + value + "'"));
+                        + ApiErrors.shown(value, 32) + "'"));
     }
 
     private static Instant timestamp(JsonObjectBody body, String field) {
@@ -175,7 +177,13 @@ final class KeyRequests {
             if (shape.group(2) != null && shape.group(2).length() > 10) {
                 typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
             }
-            return OffsetDateTime.parse(typed, TIMESTAMP).toInstant();
+            Instant instant = OffsetDateTime.parse(typed, TIMESTAMP).toInstant();
+            // The four-digit year is the stored (UTC) one: 9999-12-31T23:30:00-05:00 is already in year 10000.
+            if (instant.isAfter(LAST_INSTANT)) {
+                throw new InvalidRequestException(field, field + " must lie before the year 10000 in UTC, got '"
+                        + ApiErrors.shown(value, 64) + "'");
+            }
+            return instant;
         } catch (DateTimeParseException e) {
             throw new InvalidRequestException(field, field + " must be an ISO 8601 / RFC 3339 timestamp with a "
                     + "four-digit year and a time zone, of a date and time that exist, e.g. 2030-01-31T23:59:59Z, "

@@ -13,7 +13,8 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 
 /** HTTP adapter: {@code PATCH /api/v1/keys/:hash}; an absent field stays, {@code null} removes (§3, §4.1). */
-@Controller(KeysControllers.BASE)
+@Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
+        consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class UpdateApiKeyController {
 

@@ -11,6 +11,7 @@ import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ModelId;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
@@ -25,7 +26,8 @@ import java.util.Map;
  * Tollgate's extras: {@code pricing} (USD per token as decimal strings, OpenRouter's convention),
  * {@code context_length}, {@code max_output_tokens} and {@code capabilities}.
  */
-@Controller("/v1/models")
+@Controller(value = "/v1/models", produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
+        consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ModelsController {
 

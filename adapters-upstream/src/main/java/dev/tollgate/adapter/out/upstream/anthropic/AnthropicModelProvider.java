@@ -59,6 +59,9 @@ public final class AnthropicModelProvider implements ModelProvider {
         String body;
         try {
             body = json.writeValueAsString(new AnthropicRequests(json).messagesRequest(route, request, maxTokens));
+        } catch (AnthropicRequests.Untranslatable e) {
+            listener.onFailure(UpstreamFailure.invalidRequest(e.param(), e.getMessage()));
+            return () -> { };
         } catch (IOException | IllegalArgumentException e) {
             listener.onFailure(new UpstreamFailure(400, false, false, null,
                     "cannot translate the request for " + name + ": " + e.getMessage()));

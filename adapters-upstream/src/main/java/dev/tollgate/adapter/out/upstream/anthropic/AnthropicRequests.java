@@ -27,14 +27,19 @@ final class AnthropicRequests {
         body.put("stream", true);
         StringBuilder system = new StringBuilder();
         List<Map<String, Object>> messages = new ArrayList<>();
-        for (ChatMessage message : request.messages()) {
+        for (int i = 0; i < request.messages().size(); i++) {
+            ChatMessage message = request.messages().get(i);
             Map<String, Object> original = json.readValue(message.json(), Argument.mapOf(String.class, Object.class));
             switch (message.role()) {
                 case "system", "developer" -> system.append(system.isEmpty() ? "" : "\n\n").append(message.text());
-                case "assistant" -> append(messages, "assistant", assistantBlocks(message, original));
+                case "assistant" -> append(messages, "assistant", assistantBlocks(message, original, i));
                 case "tool", "function" -> append(messages, "user", List.of(toolResult(message, original)));
                 default -> append(messages, "user", userBlocks(message, original));
             }
+        }
+        if (messages.isEmpty()) {
+            throw new Untranslatable("messages", "this model's provider (Anthropic's Messages API) needs at least "
+                    + "one user or assistant message with content besides the system prompt");
         }
         if (!system.isEmpty()) {
             body.put("system", system.toString());
@@ -84,27 +89,59 @@ final class AnthropicRequests {
         return message.text().isEmpty() ? List.of() : List.of(text(message.text()));
     }
 
-    private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original)
+    private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original, int index)
             throws IOException {
         List<Map<String, Object>> blocks = new ArrayList<>();
         if (!message.text().isEmpty()) {
             blocks.add(text(message.text()));
         }
         if (original.get("tool_calls") instanceof List<?> calls) {
-            for (Object item : calls) {
-                if (item instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
+            for (int c = 0; c < calls.size(); c++) {
+                if (calls.get(c) instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
                     Map<String, Object> block = new LinkedHashMap<>();
                     block.put("type", "tool_use");
                     block.put("id", call.get("id"));
                     block.put("name", function.get("name"));
-                    Object arguments = function.get("arguments");
-                    block.put("input", arguments instanceof String s && !s.isBlank()
-                            ? json.readValue(s, Argument.OBJECT_ARGUMENT) : Map.of());
+                    String where = "messages[" + index + "].tool_calls[" + c + "].function.arguments";
+                    block.put("input", input(function.get("arguments"), where));
                     blocks.add(block);
                 }
             }
         }
         return blocks;
+    }
+
+    /** Anthropic takes a tool call's input as a JSON object, where chat completions carry its text. */
+    private Object input(Object arguments, String where) {
+        if (!(arguments instanceof String text) || text.isBlank()) {
+            return Map.of();
+        }
+        Object parsed;
+        try {
+            parsed = json.readValue(text, Argument.OBJECT_ARGUMENT);
+        } catch (IOException | RuntimeException e) {
+            parsed = null;
+        }
+        if (!(parsed instanceof Map<?, ?>)) {
+            throw new Untranslatable(where, where + " must be the text of a JSON object for this model's provider "
+                    + "(Anthropic's Messages API takes tool input as an object), got '"
+                    + (text.length() <= 40 ? text : text.substring(0, 40) + "…") + "'");
+        }
+        return parsed;
+    }
+
+    /** A request that Anthropic's Messages API cannot express: the client's, with the field at fault. */
+    static final class Untranslatable extends IllegalArgumentException {
+        private final String param;
+
+        Untranslatable(String param, String message) {
+            super(message);
+            this.param = param;
+        }
+
+        String param() {
+            return param;
+        }
     }
 
     private static Map<String, Object> toolResult(ChatMessage message, Map<String, Object> original) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTest;
+import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.catalog.ModelCapabilities;
@@ -21,6 +22,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The provider contract for the Anthropic provider, against a stub speaking the Messages API stream. */
@@ -125,6 +127,42 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertTrue(encoded.contains("\"tool_choice\":{\"type\":\"any\"}"), encoded);
         assertTrue(encoded.contains("\"input_schema\":{\"type\":\"object\"}"), encoded);
         assertFalse(encoded.contains("\"role\":\"system\""), encoded);
+    }
+
+    @Test
+    void aRequestTheMessagesApiCannotExpressIsTheClientsFaultAndNothingIsSent() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        handler.set(exchange -> {
+            calls.incrementAndGet();
+            sse(exchange, textStream(List.of("no")));
+        });
+        ChatMessage user = new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}");
+        record Case(List<ChatMessage> messages, String param) {
+        }
+        for (Case c : List.of(
+                // Tool input must be an object in Anthropic's API: arguments that are no JSON object cannot be sent.
+                new Case(List.of(user, new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,"
+                        + "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                        + "\"arguments\":\"not json\"}}]}")), "messages[1].tool_calls[0].function.arguments"),
+                new Case(List.of(user, new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,"
+                        + "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                        + "\"arguments\":\"[1]\"}}]}")), "messages[1].tool_calls[0].function.arguments"),
+                // Nothing but a system prompt (or empty turns) leaves Anthropic no message at all.
+                new Case(List.of(new ChatMessage("system", "Be brief.", "{\"role\":\"system\",\"content\":"
+                        + "\"Be brief.\"}"), new ChatMessage("user", "", "{\"role\":\"user\",\"content\":\"\"}")),
+                        "messages"))) {
+            ChatRequest request = new ChatRequest(new ModelId("m"), c.messages(), 16, null, null, null, null,
+                    List.of(), null, false, null, null, null, null, null, true);
+            RecordingListener recorder = new RecordingListener();
+            provider.call(ROUTE, request, 16, recorder);
+            recorder.await();
+            assertEquals(c.param(), recorder.failure.invalidParam(), recorder.failure.message());
+            assertEquals(400, recorder.failure.status());
+            assertFalse(recorder.failure.retryable());
+            assertFalse(recorder.failure.message().contains("Jackson") || recorder.failure.message().contains("Source"),
+                    recorder.failure.message());
+        }
+        assertEquals(0, calls.get(), "nothing went upstream");
     }
 
     @Test

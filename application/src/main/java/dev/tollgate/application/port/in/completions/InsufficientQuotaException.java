@@ -19,8 +19,9 @@ public final class InsufficientQuotaException extends UseCaseException {
         super(reason == Reason.ACCOUNT_BALANCE
                 ? "The account's prepaid balance is too low for this request's maximum cost; add funds, or lower "
                         + "max_tokens"
-                : "This key has reached its USD spend limit for the current period; raise the key's limit or wait "
-                        + "for its reset");
+                : "What is left of this key's USD spend limit in its current period is too little for this "
+                        + "request's maximum cost (its prompt plus max_tokens, or the model's output cap when "
+                        + "max_tokens is absent); lower max_tokens, raise the key's limit, or wait for its reset");
         this.reason = reason;
     }
 
