@@ -240,6 +240,35 @@ class BadInputE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void aBodyInACodingNothingHereDecodesIs415NotReadAsPlain() {
+        String gpm = readWriteKey();
+        byte[] plain = "{\"name\":\"looks plain\"}".getBytes(StandardCharsets.UTF_8);
+        for (String encoding : List.of("br", "compress", "gzipp")) {
+            Reply management = exchange(encoded("/api/v1/keys", gpm, encoding, plain));
+            assertManagementError(management, 415, null);
+            assertTrue(management.error().get("message").toString().contains(encoding), management.raw().body());
+            Reply model = exchange(encoded("/v1/chat/completions", "gp-whatever", encoding, plain));
+            assertEquals(415, model.status(), model.raw().body());
+            assertEquals("unsupported_media_type", model.error().get("code"));
+        }
+        assertEquals(0, get("/api/v1/keys", gpm).dataList().size(), "nothing was created");
+        assertEquals(201, exchange(encoded("/api/v1/keys", gpm, "identity", plain)).status());
+    }
+
+    @Test
+    void twoAuthorizationHeadersAreAmbiguousAndRefused() {
+        String gpm = readWriteKey();
+        Reply twice = exchange(HttpRequest.newBuilder(URI.create(server.getURL() + "/api/v1/keys"))
+                .header("Authorization", "Bearer " + gpm).header("Authorization", "Bearer " + gpm).GET().build());
+        assertManagementError(twice, 401, null);
+        String gp = (String) createKey(gpm, "{\"name\":\"k\"}").json().get("key");
+        Reply model = exchange(HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/models"))
+                .header("Authorization", "Bearer " + gp).header("Authorization", "Bearer gp-other").GET().build());
+        assertEquals(401, model.status(), model.raw().body());
+        assertEquals("invalid_api_key", model.error().get("code"));
+    }
+
+    @Test
     void requestHeadsTheFrameworkCannotReadGetTheRightStatusInEachSurfacesEnvelope() throws IOException {
         String gpm = readWriteKey();
         RawReply badEscape = raw("GET /api/v1/keys/%ZZ HTTP/1.1", "Authorization: Bearer " + gpm);

@@ -208,12 +208,14 @@ final class CompletionLauncher {
             return (int) Math.min(cap, room);
         }
         if (request.maxTokens() > cap) {
-            throw new DomainRuleViolation("max_tokens", "max_tokens is " + request.maxTokens() + "; model '"
+            throw new DomainRuleViolation("max_tokens", "max_tokens (or max_completion_tokens) is "
+                    + request.maxTokens() + "; model '"
                     + model.id() + "' produces at most " + cap + " tokens" + where);
         }
         if (request.maxTokens() > room) {
             throw new DomainRuleViolation("max_tokens", "the prompt (about " + promptTokens + " tokens) plus "
-                    + "max_tokens (" + request.maxTokens() + ") exceed the context length of model '" + model.id()
+                    + "max_tokens or max_completion_tokens (" + request.maxTokens() + ") exceed the context length "
+                    + "of model '" + model.id()
                     + "' (" + model.contextLength() + " tokens)");
         }
         return request.maxTokens();

@@ -3,7 +3,6 @@ package dev.tollgate.adapter.in.http.completions;
 import dev.tollgate.adapter.in.http.keys.ManagementAuthentication;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.AuthenticateApiKeyUseCase;
-import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
 
@@ -18,7 +17,6 @@ public final class ModelApiAuthentication {
     }
 
     public ApiKeyPrincipal principal(HttpRequest<?> request) {
-        return authenticate.authenticate(
-                ManagementAuthentication.bearerToken(request.getHeaders().get(HttpHeaders.AUTHORIZATION)));
+        return authenticate.authenticate(ManagementAuthentication.bearerToken(request));
     }
 }

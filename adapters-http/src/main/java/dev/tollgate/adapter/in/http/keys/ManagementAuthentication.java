@@ -5,6 +5,7 @@ import dev.tollgate.application.port.in.auth.ManagementPrincipal;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
+import java.util.List;
 
 /** HTTP adapter: reads {@code Authorization: Bearer <gpm-key>} (§5.1) and authenticates it. */
 @Singleton
@@ -17,7 +18,16 @@ public final class ManagementAuthentication {
     }
 
     public ManagementPrincipal principal(HttpRequest<?> request) {
-        return authenticate.authenticate(bearerToken(request.getHeaders().get(HttpHeaders.AUTHORIZATION)));
+        return authenticate.authenticate(bearerToken(request));
+    }
+
+    /**
+     * The token of the request's one {@code Bearer} credential, or {@code null} when there is none — or more than
+     * one: two {@code Authorization} headers are ambiguous, and neither is guessed at.
+     */
+    public static String bearerToken(HttpRequest<?> request) {
+        List<String> headers = request.getHeaders().getAll(HttpHeaders.AUTHORIZATION);
+        return headers.size() == 1 ? bearerToken(headers.get(0)) : null;
     }
 
     /** The token of a {@code Bearer} credential, or {@code null} when there is none. */

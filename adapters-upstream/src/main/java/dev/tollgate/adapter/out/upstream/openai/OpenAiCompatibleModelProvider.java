@@ -35,6 +35,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     private final UpstreamHttp http;
     private final Duration connectTimeout;
     private final JsonMapper json;
+    /**
+     * The field that bounds the answer upstream: {@code max_tokens} (every OpenAI-compatible server), or
+     * {@code max_completion_tokens}, which OpenAI's reasoning models require instead.
+     */
+    private final String maxTokensField;
 
     public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
@@ -47,6 +52,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         this.http = http;
         this.connectTimeout = StreamDecoderBase.connectTimeout(settings);
         this.json = json;
+        this.maxTokensField = settings.string("max-tokens-field", "max_tokens");
+        if (!maxTokensField.equals("max_tokens") && !maxTokensField.equals("max_completion_tokens")) {
+            throw new IllegalArgumentException("provider " + name + ": max-tokens-field must be max_tokens or "
+                    + "max_completion_tokens, got '" + maxTokensField + "'");
+        }
     }
 
     @Override
@@ -76,7 +86,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("model", route.upstreamModel());
         body.put("messages", "__MESSAGES__");
-        body.put("max_tokens", maxTokens);
+        body.put(maxTokensField, maxTokens);
         body.put("stream", true);
         body.put("stream_options", Map.of("include_usage", true));
         putIfSet(body, "temperature", request.temperature());

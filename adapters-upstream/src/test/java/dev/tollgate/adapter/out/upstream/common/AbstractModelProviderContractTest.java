@@ -104,6 +104,16 @@ public abstract class AbstractModelProviderContractTest {
         server.stop(0);
     }
 
+    /** Where the stub listens, for a provider a test builds itself. */
+    protected String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** The body of the last request the stub received. */
+    protected String lastRequestBody() {
+        return lastBody.get();
+    }
+
     protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
         exchange.sendResponseHeaders(200, 0);

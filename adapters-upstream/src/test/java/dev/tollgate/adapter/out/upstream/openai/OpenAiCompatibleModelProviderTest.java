@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.openai;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
@@ -77,6 +78,31 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertTrue(sent.contains("\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"), sent);
         assertTrue(sent.contains("\"stream\":true") && sent.contains("\"include_usage\":true"), sent);
         assertTrue(sent.contains("\"max_tokens\":16") && sent.contains("\"seed\":7"), sent);
+    }
+
+    @Test
+    void aProviderForOpenAisReasoningModelsBoundsTheAnswerWithMaxCompletionTokens() throws Exception {
+        handler.set(exchange -> sse(exchange, textStream(List.of("ok"))));
+        UpstreamHttp http = UpstreamHttp.standalone();
+        try {
+            ModelProvider reasoning = new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("o", "openai",
+                    Map.of("base-url", baseUrl() + "/v1", "max-tokens-field", "max_completion_tokens")), http,
+                    JsonMapper.createDefault());
+            RecordingListener recorder = new RecordingListener();
+            reasoning.call(ROUTE, REQUEST, 16, recorder);
+            recorder.await();
+            assertEquals("stop", recorder.finishReason);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("o", "openai",
+                            Map.of("base-url", baseUrl() + "/v1", "max-tokens-field", "max_output")), http,
+                            JsonMapper.createDefault()));
+            assertTrue(refused.getMessage().contains("max-tokens-field"), refused.getMessage());
+        } finally {
+            http.close();
+        }
+        String sent = lastRequestBody();
+        assertTrue(sent.contains("\"max_completion_tokens\":16"), sent);
+        assertFalse(sent.contains("\"max_tokens\""), sent);
     }
 
     @Test
