@@ -1,5 +1,6 @@
 package dev.tollgate.domain.completion;
 
+import java.text.Normalizer;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,6 +34,17 @@ public final class PiiRedactor implements UnaryOperator<String> {
      */
     private static final Pattern PHONE = Pattern.compile("(?<![\\w+.-])(?:\\+\\d{1,3}(?:[ .-]| ?/ ?)?)?"
             + "(?:\\(\\d{1,4}\\)[ .-]?)?\\d{1,5}(?:(?:[ .-]| ?/ ?| {2})\\d{2,8}){1,6}(?![\\w])");
+    /**
+     * Forms without the groups above: the international one with its {@code +} (E.164, +14155552671, or with any
+     * separators after the country code), an area code in brackets followed by the number at once ((415)5552671),
+     * and national numbers written as one run after their trunk prefix 0 (0612345678, 07700900123) or as a Chinese
+     * mobile number (13800138000). A {@code +} or a trunk prefix is what tells them from other runs of digits.
+     */
+    private static final Pattern PHONE_UNGROUPED = Pattern.compile("(?<![\\w+])\\+\\d(?:[ .()/-]{0,2}\\d){7,14}(?!\\w)"
+            + "|(?<![\\w.-])\\(\\d{2,4}\\)\\d{6,8}(?![\\w])"
+            + "|(?<![\\w.+-])(?:0[1-9]\\d{8,9}|1[3-9]\\d{9})(?!\\w|[.-]\\d)");
+    /** HTML numeric character references ({@code &#64;}, {@code &#x40;}) and the named one of {@code @}. */
+    private static final Pattern ENTITY = Pattern.compile("&#(?:[xX]([0-9a-fA-F]{1,6})|(\\d{1,7}));|&commat;");
     /** A JSON {@code \\u} escape, as it stays in text that is itself JSON inside a string (tool-call arguments). */
     private static final Pattern ESCAPE = Pattern.compile("\\\\u([0-9a-fA-F]{4})");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\[(?:email|card|iban|ssn|phone)]");
@@ -43,18 +55,57 @@ public final class PiiRedactor implements UnaryOperator<String> {
             return text;
         }
         String redacted = redact(text);
-        if (text.indexOf('\\') < 0) {
+        // Data written another way must not hide: escapes that a JSON text inside a string keeps (an @ written as
+        // its escape), HTML character references, compatibility forms (fullwidth ＠ and digits), digits of other
+        // scripts and look-alike separators. The text with those read as what they stand for is redacted too, and
+        // wins when it finds more.
+        String folded = fold(text.indexOf('\\') < 0 ? text : decodeEscapes(text));
+        if (folded.equals(text)) {
             return redacted;
         }
-        // Escapes that a JSON text inside a string keeps (an @ written as its escape) must not hide an address: the
-        // text with the escapes of characters that can be part of one decoded is redacted too, and wins when it
-        // finds more.
-        String decoded = decodeEscapes(text);
-        if (decoded.equals(text)) {
-            return redacted;
+        String redactedFolded = redact(folded);
+        return placeholders(redactedFolded) > placeholders(redacted) ? redactedFolded : redacted;
+    }
+
+    /**
+     * The text as a reader sees it: NFKC (fullwidth and other compatibility forms to their plain ones), decimal
+     * digits of any script as ASCII digits, look-alike spaces and dashes as ASCII ones, character references of
+     * letters, digits and {@code @._%+-} decoded.
+     */
+    private static String fold(String text) {
+        String result = text;
+        if (result.indexOf('&') >= 0) {
+            result = ENTITY.matcher(result).replaceAll(m -> {
+                int code = m.group(1) != null ? Integer.parseInt(m.group(1), 16)
+                        : m.group(2) != null ? Integer.parseInt(m.group(2)) : '@';
+                return Character.isValidCodePoint(code) && (Character.isLetterOrDigit(code) || "@._%+-".indexOf(code) >= 0)
+                        ? Matcher.quoteReplacement(Character.toString(code)) : Matcher.quoteReplacement(m.group());
+            });
         }
-        String redactedDecoded = redact(decoded);
-        return placeholders(redactedDecoded) > placeholders(redacted) ? redactedDecoded : redacted;
+        if (!Normalizer.isNormalized(result, Normalizer.Form.NFKC)) {
+            result = Normalizer.normalize(result, Normalizer.Form.NFKC);
+        }
+        StringBuilder plain = null;
+        for (int i = 0; i < result.length(); i++) {
+            char c = result.charAt(i);
+            char replacement = c;
+            if (c > '9' && Character.isDigit(c)) {
+                replacement = (char) ('0' + Character.digit(c, 10));
+            } else if (c == '\u00A0' || c == '\u2007' || c == '\u202F') {
+                // No-break spaces look like the space that joins the groups of a number.
+                replacement = ' ';
+            } else if (c >= '\u2010' && c <= '\u2015' || c == '\u2212') {
+                // Hyphens, en and em dashes and the minus sign look like its dash.
+                replacement = '-';
+            }
+            if (replacement != c && plain == null) {
+                plain = new StringBuilder(result);
+            }
+            if (plain != null) {
+                plain.setCharAt(i, replacement);
+            }
+        }
+        return plain == null ? result : plain.toString();
     }
 
     private static String redact(String text) {
@@ -63,7 +114,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
         result = replace(result, CARD_GROUPED, "[card]", PiiRedactor::luhn);
         result = replaceIbans(result);
         result = SSN.matcher(result).replaceAll("[ssn]");
-        return replace(result, PHONE, "[phone]", PiiRedactor::phoneLength);
+        result = replace(result, PHONE, "[phone]", PiiRedactor::phoneLength);
+        return replace(result, PHONE_UNGROUPED, "[phone]", PiiRedactor::phoneLength);
     }
 
     /** Decodes the {@code \\u} escapes of letters, digits and {@code @._%+-}; others (quotes...) stay escaped. */

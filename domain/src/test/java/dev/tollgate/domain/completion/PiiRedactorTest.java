@@ -38,6 +38,32 @@ class PiiRedactorTest {
     }
 
     @Test
+    void phoneNumbersWithoutGroupsAreReplacedWhenAPlusOrTrunkPrefixMarksThem() {
+        for (String phone : List.of("+14155552671", "+447700900123", "+33612345678", "+33 612345678",
+                "+1 4155552671", "0612345678", "07700900123", "13800138000", "(415)5552671")) {
+            assertEquals("x [phone] y", redact.apply("x " + phone + " y"), phone);
+        }
+        assertEquals("order 4155552671 and 1234567890 and 0.612345678 and v0612345678",
+                redact.apply("order 4155552671 and 1234567890 and 0.612345678 and v0612345678"),
+                "a run of digits without a plus or trunk prefix, a decimal and a word stay");
+    }
+
+    @Test
+    void personalDataInLookAlikeCharactersIsReplaced() {
+        assertEquals("mail [email]", redact.apply("mail ann\uff20example.com"), "fullwidth at sign");
+        assertEquals("mail [email]", redact.apply("mail ann&#64;example.com"));
+        assertEquals("mail [email]", redact.apply("mail ann&#x40;example.com"));
+        assertEquals("card [card]", redact.apply("card 4111\u00a01111\u00a01111\u00a01111"), "no-break spaces");
+        assertEquals("call [phone]", redact.apply("call 555\u2013123\u20134567"), "en dashes");
+        assertEquals("card [card]", redact.apply("card \uff14\uff11\uff11\uff11\uff11\uff11\uff11\uff11"
+                + "\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11"), "fullwidth digits");
+        assertEquals("card [card]", redact.apply("card \u0664\u0661\u0661\u0661\u0661\u0661\u0661\u0661"
+                + "\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661"), "Arabic-Indic digits");
+        String plain = "caf\u00e9 \uff21\uff22 \u2013 nothing personal";
+        assertEquals(plain, redact.apply(plain), "without personal data the text is kept as it was written");
+    }
+
+    @Test
     void ordinaryNumbersStay() {
         String text = "Order 1234567890123456 costs 1,234.56 USD on 2026-11-25 at 10:30; ISBN 978-3-16-148410-0 "
                 + "and version 1.2.3, room 12345, 42 items, year 2026.";
