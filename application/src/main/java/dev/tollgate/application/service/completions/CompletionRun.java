@@ -143,7 +143,10 @@ final class CompletionRun implements RunningCompletion {
                 return;
             }
             abandoned = call;
-            listener.failed(new ModelProvider.UpstreamFailure(504, true, false, null,
+            // Fallback is for a provider that never started answering (the first-byte timer); one that started
+            // and then went silent (the idle timer) ends the request, so the idle timeout releases the hold on time
+            // instead of starting the model's routes over.
+            listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed, false, null,
                     "provider " + route.provider() + " " + what));
         }
         cancel(abandoned);

@@ -1182,6 +1182,26 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void anUpstreamThatStartedAnsweringThenWentSilentEndsTheRequestWithoutFallingBack() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte(); // headers and a role chunk, then nothing
+            timers.advance(settings.idleTimeout());
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "the idle timeout ends the request on time");
+            assertTrue(failure.status() >= 500, failure.toString());
+            assertTrue(failure.message().contains("went silent"), failure.message());
+            assertTrue(call.cancelled());
+            assertTrue(beta.calls().isEmpty(), "no fallback once the upstream's first byte arrived");
+            timers.advance(Duration.ofMinutes(5));
+            assertEquals(1, alpha.calls().size(), "and no retry either");
+            assertEquals("failed", settledRow(started.requestId()).status());
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost(), "no output, no charge");
+            assertEquals(OPENING_BALANCE, available(), "the hold is released");
+        }
+
+        @Test
         void aStreamIsStoppedBeforeItsHoldLeaseRunsOut() {
             settings = new CompletionSettings(Duration.ofSeconds(30), Duration.ofSeconds(20), Duration.ofMinutes(2), 2,
                     Duration.ofSeconds(1), Duration.ofSeconds(8));
