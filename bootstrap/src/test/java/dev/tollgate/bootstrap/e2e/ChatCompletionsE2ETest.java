@@ -1064,6 +1064,34 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 """.formatted(ttftMillis);
     }
 
+    @Test
+    void anHttp10ClientGetsTheStreamUnchunkedAndEndedByTheClose() throws IOException {
+        Customer customer = customer();
+        URL base = server.getURL();
+        for (String connection : List.of("", "Connection: keep-alive\r\n")) {
+            byte[] body = ("{\"model\":\"" + FREE + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                    + "\"stream\":true,\"max_tokens\":3}").getBytes(StandardCharsets.UTF_8);
+            try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+                socket.setSoTimeout(10_000);
+                OutputStream out = socket.getOutputStream();
+                out.write(("POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer " + customer.key()
+                        + "\r\nContent-Type: application/json\r\n" + connection + "Content-Length: " + body.length
+                        + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+                // Read to the end: the answer is over only when the server closes the connection.
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                String head = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
+                String events = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+                assertTrue(head.startsWith("http/1.0 200"), head);
+                assertFalse(head.contains("transfer-encoding"), "HTTP/1.0 has no chunked framing: " + head);
+                assertTrue(head.contains("connection: close"), head);
+                assertTrue(events.startsWith("data: {"), "no chunk-size line before the first event: " + events);
+                assertTrue(events.endsWith("data: [DONE]\n\n"), events);
+            }
+        }
+    }
+
     /** Opens a raw streaming request; the caller reads and then closes the socket like a client that gives up. */
     private static Socket openStream(URL base, String key, String body) throws IOException {
         Socket socket = new Socket(base.getHost(), base.getPort());

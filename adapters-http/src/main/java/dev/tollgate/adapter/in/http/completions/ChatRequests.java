@@ -43,9 +43,15 @@ public final class ChatRequests {
         }
         List<ChatMessage> messages = messages(body, json);
         boolean stream = body.has("stream") && !body.isNull("stream") && body.bool("stream");
-        if (body.has("stream_options") && !body.isNull("stream_options")
-                && !(body.value("stream_options") instanceof Map)) {
-            throw new InvalidRequestException("stream_options", "stream_options must be an object");
+        if (body.has("stream_options") && !body.isNull("stream_options")) {
+            if (!(body.value("stream_options") instanceof Map<?, ?> options)) {
+                throw new InvalidRequestException("stream_options", "stream_options must be an object");
+            }
+            Object includeUsage = options.get("include_usage");
+            if (includeUsage != null && !(includeUsage instanceof Boolean)) {
+                throw new InvalidRequestException("stream_options.include_usage",
+                        "stream_options.include_usage must be a boolean");
+            }
         }
         Integer maxTokens = integer(body, "max_tokens", 1, Integer.MAX_VALUE);
         Integer maxCompletionTokens = integer(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
