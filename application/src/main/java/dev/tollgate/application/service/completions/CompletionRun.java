@@ -236,6 +236,15 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
+    /**
+     * A provider's usage with its output capped at the request's allowance ({@code max_tokens}, which the provider
+     * was sent): more cannot have been produced, and the usage the client sees is the one it is billed for.
+     */
+    private TokenUsage withinAllowance(TokenUsage reported) {
+        return reported.completionTokens() <= ctx.maxTokens() ? reported
+                : new TokenUsage(reported.promptTokens(), ctx.maxTokens());
+    }
+
     private TokenUsage partialUsage() {
         long completion = delivered.isEmpty() ? 0 : ctx.tokens().countText(delivered.toString());
         return new TokenUsage(ctx.promptTokens(), completion);
@@ -354,7 +363,7 @@ final class CompletionRun implements RunningCompletion {
                 onFirstByte();
                 done = true;
                 cancelTimers();
-                TokenUsage usage = reportedUsage != null ? reportedUsage : partialUsage();
+                TokenUsage usage = reportedUsage != null ? withinAllowance(reportedUsage) : partialUsage();
                 Usd charged = charge(usage, "completed");
                 observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
                 settle(usage, "completed", charged);

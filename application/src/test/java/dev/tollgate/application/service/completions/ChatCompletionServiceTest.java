@@ -739,6 +739,9 @@ class ChatCompletionServiceTest {
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
             assertEquals(micros(303), row.cost(), "capped at the hold");
             assertTrue(ledger.openHoldList().isEmpty(), "the hold must not wait for the sweeper");
+            assertEquals(new TokenUsage(3, 100), started.observer().result.usage(),
+                    "the output the client is shown is what it was allowed and billed: max_tokens");
+            assertEquals(new TokenUsage(3, 100), row.usage());
         }
 
         @Test

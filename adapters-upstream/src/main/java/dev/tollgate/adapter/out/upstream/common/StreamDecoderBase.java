@@ -76,6 +76,15 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         fail(new ModelProvider.UpstreamFailure(502, true, false, null, provider + " unreachable: " + cause));
     }
 
+    @Override
+    public final synchronized void malformed(String what) {
+        if (!open()) {
+            return;
+        }
+        // Not retried: the same provider would most likely send the same again.
+        fail(new ModelProvider.UpstreamFailure(502, false, false, null, provider + " sent " + what));
+    }
+
     protected final void finish(String finishReason, dev.tollgate.domain.billing.TokenUsage usage) {
         finished = true;
         listener.onFinish(finishReason, usage);

@@ -23,6 +23,9 @@ public final class StreamingExchange {
 
         void transportFailed(Throwable error);
 
+        /** The provider sent something that is no event stream (a line beyond the limit); the body was closed. */
+        void malformed(String what);
+
         /** The caller cancelled: report nothing more. */
         void cancelled();
     }

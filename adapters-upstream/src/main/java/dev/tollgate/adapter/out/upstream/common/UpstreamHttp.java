@@ -402,7 +402,8 @@ public final class UpstreamHttp implements AutoCloseable {
                                     + SseLineSplitter.MAX_LINE + " bytes");
                             finished = true;
                             ctx.close();
-                            decoder.ended();
+                            decoder.malformed("an event line longer than " + SseLineSplitter.MAX_LINE
+                                    + " bytes (the gateway's limit)");
                             return;
                         }
                     } else {

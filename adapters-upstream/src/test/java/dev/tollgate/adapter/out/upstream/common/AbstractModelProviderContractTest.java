@@ -138,6 +138,31 @@ public abstract class AbstractModelProviderContractTest {
     }
 
     @Test
+    void anEventLineBeyondTheLimitIsAFailureThatNamesItAndIsNotRetried() throws Exception {
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            byte[] piece = "x".repeat(64 * 1024).getBytes(StandardCharsets.US_ASCII);
+            try {
+                out.write("data: ".getBytes(StandardCharsets.US_ASCII));
+                for (int i = 0; i < 40; i++) { // 2.5 MiB without a newline
+                    out.write(piece);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // the gateway closed the connection
+            }
+        });
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertTrue(recorder.failure.message().contains("longer than"), recorder.failure.message());
+        assertFalse(recorder.failure.retryable(), "the same provider would send the same again");
+        assertTrue(recorder.deltas.isEmpty());
+    }
+
+    @Test
     void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
         RecordingListener recorder = new RecordingListener();

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.common;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -215,7 +216,9 @@ class UpstreamHttpTest {
         Lines lines = new Lines();
         post(lines);
         lines.await();
-        assertTrue(lines.ended, "the stream was ended");
+        assertNotNull(lines.malformed, "reported as what it is, not as a stream that ended early");
+        assertTrue(lines.malformed.contains("longer than " + SseLineSplitter.MAX_LINE), lines.malformed);
+        assertFalse(lines.ended);
         assertTrue(lines.lines.isEmpty(), "no partial line was passed on");
     }
 
@@ -265,6 +268,7 @@ class UpstreamHttpTest {
         volatile int rejectedStatus;
         volatile String retryAfter;
         volatile String rejectedBody;
+        volatile String malformed;
 
         @Override
         public void line(String line) {
@@ -288,6 +292,12 @@ class UpstreamHttpTest {
         @Override
         public void transportFailed(Throwable error) {
             failure = error;
+            done.countDown();
+        }
+
+        @Override
+        public void malformed(String what) {
+            this.malformed = what;
             done.countDown();
         }
 
