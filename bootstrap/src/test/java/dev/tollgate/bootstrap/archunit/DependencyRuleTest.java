@@ -55,7 +55,7 @@ class DependencyRuleTest {
     @ArchTest
     static final ArchRule the_domain_is_pure_java = classes().that().resideInAPackage("dev.tollgate.domain..")
             .should().onlyDependOnClassesThat().resideInAnyPackage("dev.tollgate.domain..", "java.lang..",
-                    "java.util..", "java.time..", "java.math..", "java.nio.charset..", "java.security..",
+                    "java.util..", "java.time..", "java.math..", "java.nio.charset..", "java.security..", "java.text..",
                     "javax.crypto..")
             .because("the domain holds the key, spend-limit and quota rules in plain Java (house-style.md)");
 
