@@ -68,11 +68,35 @@ public final class TollgateApplication implements Callable<Integer> {
                     .banner(false)
                     .start();
         } catch (RuntimeException e) {
-            log.error("Tollgate failed to start: {}", e.getMessage(), e);
+            // One line an operator can act on (the causes' messages, outermost first, name the setting at fault);
+            // the stack trace only for whoever debugs the gateway itself.
+            log.error("Tollgate failed to start: {}", causes(e));
+            log.debug("Start-up failure", e);
             datastore.close();
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * A failure for an operator, on one line: what went wrong at the bottom of it (the innermost cause, which names
+     * the setting at fault), then where it surfaced (the outermost failure's first line) when that says more.
+     */
+    static String causes(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String cause = firstLine(root);
+        String surfaced = firstLine(failure);
+        return root == failure || cause.contains(surfaced) ? cause : cause + " (" + surfaced + ")";
+    }
+
+    private static String firstLine(Throwable t) {
+        String message = t.getMessage() == null || t.getMessage().isBlank() ? t.getClass().getSimpleName()
+                : t.getMessage().strip();
+        int line = message.indexOf('\n');
+        return line < 0 ? message : message.substring(0, line).strip();
     }
 
     /**

@@ -14,7 +14,10 @@ import java.util.Objects;
  */
 public final class DashboardSession {
 
-    /** The last-seen time is written at most this often (a request a second must not mean a write a second). */
+    /**
+     * The last-seen time is written at most this often (a request a second must not mean a write a second), or a
+     * quarter of the idle lifetime when that is shorter: a session in use must never look idle.
+     */
     public static final Duration TOUCH_INTERVAL = Duration.ofMinutes(1);
 
     private final KeyHash tokenHash;
@@ -57,8 +60,9 @@ public final class DashboardSession {
     }
 
     /** Notes a request at {@code now}; {@code true} when the new last-seen time is worth writing. */
-    public boolean touch(Instant now) {
-        if (now.isBefore(lastSeenAt.plus(TOUCH_INTERVAL))) {
+    public boolean touch(Instant now, SessionLifetime lifetime) {
+        Duration quarter = lifetime.idle().dividedBy(4);
+        if (now.isBefore(lastSeenAt.plus(quarter.compareTo(TOUCH_INTERVAL) < 0 ? quarter : TOUCH_INTERVAL))) {
             return false;
         }
         lastSeenAt = Timestamps.millis(now);

@@ -99,7 +99,7 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
     }
 
     @Override
-    public boolean verify(String tokenText, String password) {
+    public boolean verify(String tokenText, String password, String sourceIp) {
         Optional<EmailVerificationToken> token = EmailVerificationToken.parse(tokenText);
         if (token.isEmpty()) {
             return false;
@@ -108,6 +108,7 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
         if (account.isEmpty() || !token.get().isValidFor(account.get().email(), mails.key(), clock.instant())) {
             return false;
         }
+        guard.admitAccess(rules.loginAttempt(account.get().email().digest(), sourceIp));
         Optional<PasswordHash> stored = credentials.findByAccount(account.get().id());
         if (stored.isEmpty() || !hasher.matches(Password.given(password == null ? "" : password), stored.get())) {
             return false;

@@ -108,7 +108,7 @@ public final class SessionService implements LogInUseCase, LogOutUseCase, Resolv
             sessions.delete(session.tokenHash());
             return Optional.empty();
         }
-        if (session.touch(now)) {
+        if (session.touch(now, lifetime)) {
             sessions.touch(session.tokenHash(), session.lastSeenAt());
         }
         return Optional.of(session);

@@ -91,7 +91,7 @@ class SignUpServiceTest {
         service.signUp(new SignUpCommand(email("owner@example.com"), PASSWORD, IP));
         Account account = stores.accounts().findByEmail(email("owner@example.com")).orElseThrow();
         PasswordHash original = stores.credentials().findByAccount(account.id()).orElseThrow();
-        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD));
+        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD, IP));
 
         service.signUp(new SignUpCommand(email("owner@example.com"), "an attacker's password", "198.51.100.7"));
 
@@ -118,10 +118,10 @@ class SignUpServiceTest {
         assertEquals(0, stores.sessions().deleteAll(account.id()), "the earlier sign-up's session ended");
         assertEquals(2, mailer.sent().size());
         String secondLink = tokenOf(mailer.last());
-        assertFalse(service.verify(firstLink, "someone else's password"), "the replaced password confirms nothing");
-        assertFalse(service.verify(secondLink, "someone else's password"));
+        assertFalse(service.verify(firstLink, "someone else's password", IP), "the replaced password confirms nothing");
+        assertFalse(service.verify(secondLink, "someone else's password", IP));
         assertFalse(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
-        assertTrue(service.verify(secondLink, PASSWORD));
+        assertTrue(service.verify(secondLink, PASSWORD, IP));
         assertTrue(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
     }
 
@@ -148,9 +148,9 @@ class SignUpServiceTest {
         service.signUp(new SignUpCommand(email("v@example.com"), PASSWORD, IP));
         String token = tokenOf(mailer.last());
         clock.advance(Duration.ofHours(23));
-        assertTrue(service.verify(token, PASSWORD));
+        assertTrue(service.verify(token, PASSWORD, IP));
         assertTrue(stores.accounts().findByEmail(email("v@example.com")).orElseThrow().emailVerified());
-        assertTrue(service.verify(token, PASSWORD), "opening it again is harmless");
+        assertTrue(service.verify(token, PASSWORD, IP), "opening it again is harmless");
     }
 
     @Test
@@ -166,11 +166,26 @@ class SignUpServiceTest {
                 + parsed.signature();
         for (String bad : new String[] {otherKey, otherAddress, laterExpiry, token + "0", "", null, "abc.def.ghi",
                 token.substring(0, token.length() - 1) + (token.endsWith("0") ? "1" : "0")}) {
-            assertFalse(service.verify(bad, PASSWORD), String.valueOf(bad));
+            assertFalse(service.verify(bad, PASSWORD, IP), String.valueOf(bad));
         }
         clock.advance(Duration.ofHours(24));
-        assertFalse(service.verify(token, PASSWORD), "expired after 24 h");
+        assertFalse(service.verify(token, PASSWORD, IP), "expired after 24 h");
         assertFalse(stores.accounts().findByEmail(email("v@example.com")).orElseThrow().emailVerified());
+    }
+
+    @Test
+    void passwordsTriedThroughALinkCountAsSignInAttempts() {
+        service.signUp(new SignUpCommand(email("guess@example.com"), PASSWORD, IP));
+        String token = tokenOf(mailer.last());
+        for (int i = 0; i < 10; i++) {
+            assertFalse(service.verify(token, "wrong guess " + i, "198.51.100." + i));
+        }
+        RateLimitExceededException limited = assertThrows(RateLimitExceededException.class,
+                () -> service.verify(token, PASSWORD, "192.0.2.1"), "the address has spent its sign-in attempts");
+        assertEquals(LimitScope.LOGIN_EMAIL, limited.refusal().scope());
+        assertFalse(stores.accounts().findByEmail(email("guess@example.com")).orElseThrow().emailVerified());
+        clock.advance(Duration.ofMinutes(15));
+        assertTrue(service.verify(token, PASSWORD, "192.0.2.1"), "the window passed");
     }
 
     @Test
@@ -180,7 +195,7 @@ class SignUpServiceTest {
         clock.advance(Duration.ofMinutes(1));
         service.resend(account.id(), IP);
         assertEquals(2, mailer.sent().size());
-        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD));
+        assertTrue(service.verify(tokenOf(mailer.last()), PASSWORD, IP));
         service.resend(account.id(), IP);
         assertEquals(2, mailer.sent().size(), "nothing is sent to a verified account");
     }

@@ -39,11 +39,14 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return envelope;
     }
 
-    private static String unsupportedType(String sent) {
+    /** What the route takes: JSON on the API surfaces, a form on the dashboard's. */
+    private static String unsupportedType(String sent, String path) {
+        String wanted = path.startsWith("/api/") || path.startsWith("/v1/") ? "application/json"
+                : "a form (application/x-www-form-urlencoded)";
         if (sent == null || sent.isBlank()) {
-            return "Unsupported Content-Type: the request has a body but no Content-Type; send application/json";
+            return "Unsupported Content-Type: the request has a body but no Content-Type; send " + wanted;
         }
-        return "Unsupported Content-Type '" + ApiErrors.shown(sent.strip(), 64) + "': send application/json";
+        return "Unsupported Content-Type '" + ApiErrors.shown(sent.strip(), 64) + "': send " + wanted;
     }
 
     private static String messageFor(ErrorContext context, HttpStatus status) {
@@ -53,7 +56,8 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
             case NOT_FOUND -> "No such route: " + method + " " + path;
             case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
             case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large";
-            case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"));
+            case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"),
+                    path);
             case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";
             case BAD_REQUEST -> context.getErrors().stream().map(Error::getMessage).findFirst()
                     .map(m -> "Bad request: " + m).orElse("Bad request");

@@ -57,8 +57,13 @@ public class EmailVerificationController {
         if (!security.formIsGenuine(request, form)) {
             return pages.refusedForm(request);
         }
-        if (!verifyLink.verify(form.getOrDefault("token", ""), form.getOrDefault("password", ""))) {
-            return invalid(request);
+        try {
+            if (!verifyLink.verify(form.getOrDefault("token", ""), form.getOrDefault("password", ""),
+                    sources.sourceOf(request))) {
+                return invalid(request);
+            }
+        } catch (RateLimitExceededException e) {
+            return pages.tooMany(request, e, "sign-in attempts");
         }
         boolean signedIn = security.visitor(request).isPresent();
         return pages.page(request, "message", "E-mail address confirmed", null, Map.of(

@@ -23,6 +23,7 @@ final class KeyForms {
 
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
     /** A {@code datetime-local} value; a date or time that does not exist is refused, not moved (strict). */
+    private static final Pattern THOUSANDS = Pattern.compile("[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]{0,12})?");
     private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,12})?|\\.[0-9]{1,12}");
     private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm")
             .withResolverStyle(ResolverStyle.STRICT);
@@ -43,9 +44,18 @@ final class KeyForms {
      * digits ({@code BigDecimal} reads them).
      */
     static Usd limit(Map<String, String> form) {
-        String typed = form.getOrDefault("limit", "").strip().replace("$", "").replace(",", "");
+        String typed = form.getOrDefault("limit", "").strip().replace("$", "");
         if (typed.isEmpty()) {
             return null;
+        }
+        if (typed.indexOf(',') >= 0) {
+            // Only as thousands separators (1,000.50): "5,00" is five dollars written the European way, and must
+            // not become a cap of 500.
+            if (!THOUSANDS.matcher(typed).matches()) {
+                throw new FieldError("The limit must be an amount in US dollars with a dot before the cents, e.g. "
+                        + "5.00 or 1,000.50 (a comma only between thousands).");
+            }
+            typed = typed.replace(",", "");
         }
         if (!PLAIN_AMOUNT.matcher(typed).matches()) {
             throw new FieldError("The limit must be an amount in US dollars, e.g. 5 or 12.50.");

@@ -9,8 +9,12 @@ package dev.tollgate.application.port.in.account;
 public interface VerifyEmailLinkUseCase {
 
     /**
+     * Counted as a sign-in attempt (per address and per {@code sourceIp}) before the password is checked: a link
+     * must not be a way around the sign-in limits to guess passwords or to make the gateway hash without end.
+     *
      * @return whether the link was valid (signed by this gateway, for the account's address, not expired) and
      *         {@code password} is the account's
+     * @throws dev.tollgate.application.port.in.traffic.RateLimitExceededException when the attempts are spent
      */
-    boolean verify(String token, String password);
+    boolean verify(String token, String password, String sourceIp);
 }
