@@ -5,6 +5,9 @@ import io.micronaut.context.env.Environment;
 import io.micronaut.runtime.Micronaut;
 import io.micronaut.runtime.exceptions.ApplicationStartupException;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -46,12 +49,34 @@ public final class TollgateApplication implements Callable<Integer> {
     /** Starts the HTTP server on the chosen datastore; returns only on a start-up failure. */
     static int serve() {
         Logger log = LoggerFactory.getLogger(TollgateApplication.class);
+        // A stop signal while the gateway starts (the embedded PostgreSQL starting, or Micronaut) comes before
+        // Micronaut's own shutdown hook exists: this one stops the PostgreSQL the start left behind. Once the
+        // gateway serves, Micronaut's hook stops the server and then, through EmbeddedDatastoreShutdown, the
+        // database, in that order; this one is removed then so that it cannot stop the database under a graceful
+        // shutdown.
+        AtomicReference<Datastore> opened = new AtomicReference<>();
+        CountDownLatch selected = new CountDownLatch(1);
+        Thread stopWhileStarting = new Thread(() -> {
+            try {
+                selected.await(2, TimeUnit.MINUTES);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Datastore started = opened.get();
+            if (started != null) {
+                started.close();
+            }
+        }, "tollgate-stop-while-starting");
+        Runtime.getRuntime().addShutdownHook(stopWhileStarting);
         Datastore datastore;
         try {
             datastore = Datastore.select(System.getenv());
+            opened.set(datastore);
         } catch (Exception e) {
             log.error("Cannot open the datastore: {}", e.getMessage(), e);
             return 1;
+        } finally {
+            selected.countDown();
         }
         log.info("Datastore: {}", datastore.description());
         try {
@@ -68,12 +93,17 @@ public final class TollgateApplication implements Callable<Integer> {
                     .banner(false)
                     .start();
         } catch (RuntimeException e) {
-            // One line an operator can act on (the causes' messages, outermost first, name the setting at fault);
-            // the stack trace only for whoever debugs the gateway itself.
+            // One line an operator can act on (the innermost cause names the setting at fault); the stack trace
+            // only for whoever debugs the gateway itself.
             log.error("Tollgate failed to start: {}", causes(e));
             log.debug("Start-up failure", e);
             datastore.close();
             return 1;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopWhileStarting);
+        } catch (IllegalStateException stopping) {
+            // A stop signal came just as the start ended: the hook already runs, and stops the database.
         }
         return 0;
     }

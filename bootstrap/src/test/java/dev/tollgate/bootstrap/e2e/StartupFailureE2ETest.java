@@ -44,4 +44,30 @@ class StartupFailureE2ETest {
         assertFalse(Files.exists(dir.resolve("data").resolve("postgres").resolve("postmaster.pid")),
                 "the embedded PostgreSQL was left running:\n" + output);
     }
+
+    @Test
+    void aStopSignalWhileTheGatewayStartsStopsTheEmbeddedPostgresToo(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("gateway.log");
+        ProcessBuilder gateway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), TollgateApplication.class.getName())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        gateway.environment().remove("DATASOURCES_DEFAULT_URL");
+        gateway.environment().remove("REDIS_URI");
+        gateway.environment().put("TOLLGATE_DATA_DIR", dir.resolve("data").toString());
+        gateway.environment().put("MICRONAUT_SERVER_PORT", "-1");
+        Path lock = dir.resolve("data").resolve("postgres").resolve("postmaster.pid");
+
+        Process process = gateway.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        // The database is up and the gateway is still starting (Micronaut takes seconds after it): stop it now.
+        while (!Files.readString(log).contains("started by this process") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(Files.exists(lock), "the embedded PostgreSQL runs: " + Files.readString(log));
+        assertFalse(Files.readString(log).contains("Startup completed"), "the stop must come during the start");
+        process.destroy(); // SIGTERM
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the stop signal ends the process");
+
+        assertFalse(Files.exists(lock), "the embedded PostgreSQL was left running:\n" + Files.readString(log));
+    }
 }
