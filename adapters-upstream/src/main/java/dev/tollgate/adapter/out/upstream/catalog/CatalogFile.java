@@ -22,6 +22,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  */
 public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogModel> models) {
 
+    private static final List<String> CAPABILITIES = List.of("tools", "response-format", "logprobs", "seed", "images");
+
     /** A provider's type ({@code simulator}, {@code openai}, {@code anthropic}) and its other settings. */
     public record ProviderSettings(String name, String type, Map<String, Object> settings) {
 
@@ -45,7 +47,17 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
 
         public boolean bool(String key, boolean fallback) {
             Object value = settings.get(key);
-            return value == null ? fallback : Boolean.parseBoolean(value.toString());
+            return value == null ? fallback : strictBoolean(value, "provider " + name + ": " + key);
+        }
+
+        /** A whole number of at least {@code min}. */
+        public long number(String key, long fallback, long min) {
+            long value = number(key, fallback);
+            if (value < min) {
+                throw new IllegalArgumentException("provider " + name + ": " + key + " must be at least " + min
+                        + ", got " + value);
+            }
+            return value;
         }
     }
 
@@ -59,11 +71,22 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
             if (type == null) {
                 throw new IllegalArgumentException("provider " + name + " has no type");
             }
+            if (settings.containsKey("api-key")) {
+                // A secret in a file that is read, copied and checked in: the catalog names the variable instead.
+                throw new IllegalArgumentException("provider " + name + ": api-key is not read from the catalog; put "
+                        + "the key in an environment variable and name it with api-key-env");
+            }
             providers.put(name, new ProviderSettings(name, type.toString(), settings));
         });
         List<CatalogModel> models = new ArrayList<>();
+        java.util.Set<String> ids = new java.util.HashSet<>();
         for (Object entry : list(top.getOrDefault("models", List.of()), "models")) {
-            models.add(model(map(entry, "a model"), providers));
+            CatalogModel model = model(map(entry, "a model"), providers);
+            if (!ids.add(model.id().value())) {
+                // Both would be listed, one of them never served.
+                throw new IllegalArgumentException("model " + model.id().value() + " is in the catalog twice");
+            }
+            models.add(model);
         }
         return new CatalogFile(providers, models);
     }
@@ -79,6 +102,12 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                 throw new IllegalArgumentException(where + ": unknown provider '" + provider + "'");
             }
             Map<String, Object> caps = map(r.getOrDefault("capabilities", Map.of()), where + " capabilities");
+            for (String key : caps.keySet()) {
+                if (!CAPABILITIES.contains(key)) {
+                    throw new IllegalArgumentException(where + ": unknown capability '" + key + "' (known: "
+                            + String.join(", ", CAPABILITIES) + ")");
+                }
+            }
             if (flag(caps, "images") && "anthropic".equals(providers.get(provider).type())) {
                 // Its translation carries text and tool blocks only: an image would be billed and never sent.
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) does not take "
@@ -101,11 +130,36 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
         if (value == null) {
             throw new IllegalArgumentException(where + ": route needs " + key + " (0 for free)");
         }
-        return TokenPrice.usdPerMillion(new BigDecimal(value.toString()));
+        BigDecimal usd;
+        try {
+            usd = new BigDecimal(value.toString());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(where + ": " + key + " must be a decimal number of USD, got '" + value
+                    + "'");
+        }
+        if (usd.stripTrailingZeros().scale() > 6) {
+            // Stored in micro-dollars per million tokens: a finer price would be rounded, perhaps to free.
+            throw new IllegalArgumentException(where + ": " + key + " has more decimals than a micro-dollar (6), got "
+                    + value);
+        }
+        try {
+            return TokenPrice.usdPerMillion(usd);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + key + ": " + e.getMessage());
+        }
     }
 
     private static boolean flag(Map<String, Object> caps, String key) {
-        return Boolean.parseBoolean(String.valueOf(caps.getOrDefault(key, false)));
+        Object value = caps.get(key);
+        return value != null && strictBoolean(value, key);
+    }
+
+    /** {@code true} or {@code false}: a typo ({@code ture}, {@code yes}) is refused, never read as false. */
+    static boolean strictBoolean(Object value, String what) {
+        if (value instanceof Boolean b) {
+            return b;
+        }
+        throw new IllegalArgumentException(what + " must be true or false, got '" + value + "'");
     }
 
     private static String required(Map<String, Object> m, String key, String where) {

@@ -28,7 +28,7 @@ public final class ConfiguredModelProviders implements ModelProviders {
                 default -> throw new IllegalArgumentException("provider " + settings.name() + ": unknown type '"
                         + settings.type() + "' (known: simulator, openai, anthropic)");
             };
-            long cap = settings.number("requests-per-minute", 0);
+            long cap = settings.number("requests-per-minute", 0, 0);
             providers.put(settings.name(), cap > 0 ? new RateCappedModelProvider(provider, cap, scheduler) : provider);
         }
     }

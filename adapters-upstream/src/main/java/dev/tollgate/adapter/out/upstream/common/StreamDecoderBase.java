@@ -23,7 +23,7 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
 
     /** How long to wait for a connection to the provider: {@code connect-timeout-ms}, default 5000. */
     public static Duration connectTimeout(CatalogFile.ProviderSettings settings) {
-        return Duration.ofMillis(settings.number("connect-timeout-ms", 5000));
+        return Duration.ofMillis(settings.number("connect-timeout-ms", 5000, 1));
     }
 
     /** The API key from the environment variable named by {@code api-key-env}, or null. */

@@ -43,11 +43,11 @@ public final class SimulatorModelProvider implements ModelProvider {
     public SimulatorModelProvider(CatalogFile.ProviderSettings settings, TokenCounter tokens,
             ScheduledExecutorService scheduler) {
         this.name = settings.name();
-        this.timeToFirstToken = Duration.ofMillis(settings.number("time-to-first-token-ms", 20));
-        this.tokensPerSecond = settings.number("tokens-per-second", 200);
-        this.outputTokens = (int) settings.number("output-tokens", 24);
+        this.timeToFirstToken = Duration.ofMillis(settings.number("time-to-first-token-ms", 20, 0));
+        this.tokensPerSecond = settings.number("tokens-per-second", 200, 0);
+        this.outputTokens = (int) settings.number("output-tokens", 24, 0);
         this.reportUsage = settings.bool("report-usage", true);
-        this.failEvery = settings.number("fail-every", 0);
+        this.failEvery = settings.number("fail-every", 0, 0);
         this.failMidStream = "mid-stream".equals(settings.string("fail-mode", "before-first-byte"));
         this.failStatus = (int) settings.number("fail-status", 503);
         this.tokens = tokens;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
+import dev.tollgate.adapter.out.upstream.simulator.SimulatorModelProvider;
 import dev.tollgate.application.port.out.ModelCatalog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,7 +59,7 @@ class FileModelCatalogTest {
     @Test
     void aRouteThatTakesImagesNeedsTheModelsImageTokensAndAProviderThatSendsThem() {
         String providers = "providers:\n  sim: {type: simulator}\n  claude: {type: anthropic, base-url: "
-                + "'http://127.0.0.1:1', api-key: x}\n";
+                + "'http://127.0.0.1:1', api-key-env: ANTHROPIC_API_KEY}\n";
         String model = "models:\n  - id: v/one\n    context-length: 1000\n    max-output-tokens: 100\n";
         String route = "    routes:\n      - provider: %s\n        input-usd-per-million: 1\n"
                 + "        output-usd-per-million: 1\n        capabilities: {images: true}\n";
@@ -72,6 +75,43 @@ class FileModelCatalogTest {
         assertTrue(anthropic.getMessage().contains("does not take images"), anthropic.getMessage());
         assertFalse(CatalogFile.parse(providers + model + route.formatted("sim").replace("images: true", "tools: true"))
                 .models().get(0).capabilities().images(), "no images unless declared");
+    }
+
+    @Test
+    void whatWouldBeReadOtherwiseThanWrittenIsRefusedNamingIt() {
+        String providers = "providers:\n  sim: {type: simulator%s}\n";
+        String model = "models:\n  - id: m/%s\n    context-length: 1000\n    max-output-tokens: 100\n"
+                + "    routes:\n      - provider: sim\n        input-usd-per-million: %s\n"
+                + "        output-usd-per-million: 1\n        capabilities: {%s}\n";
+        String fine = providers.formatted("") + model.formatted("a", "\"0.15\"", "tools: true");
+        assertTrue(CatalogFile.parse(fine).models().get(0).capabilities().tools());
+        record Case(String yaml, String named) {
+        }
+        for (Case c : List.of(
+                new Case(fine + model.formatted("a", "1", "seed: true").replace("models:\n", ""), "twice"),
+                new Case(providers.formatted("") + model.formatted("a", "\"0.0000004\"", "tools: true"),
+                        "more decimals than a micro-dollar"),
+                new Case(providers.formatted("") + model.formatted("a", "\"2.1234567\"", "tools: true"),
+                        "input-usd-per-million"),
+                new Case(providers.formatted("") + model.formatted("a", "\"cheap\"", "tools: true"), "cheap"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "tool: true"), "unknown capability 'tool'"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "logprobs: \"yes\""), "true or false"),
+                new Case(providers.formatted(", report-usage: flase") + model.formatted("a", "1", "tools: true"),
+                        "report-usage must be true or false"),
+                new Case(providers.formatted(", api-key: sk-secret") + model.formatted("a", "1", "tools: true"),
+                        "api-key-env"))) {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> new SimulatorCheck(CatalogFile.parse(c.yaml())).run(), c.yaml());
+            assertTrue(refused.getMessage().contains(c.named()), refused.getMessage());
+            assertFalse(refused.getMessage().contains("sk-secret"), "a secret is never echoed");
+        }
+    }
+
+    /** Builds the catalog's simulator the way start-up does, so that its settings are read too. */
+    private record SimulatorCheck(CatalogFile file) {
+        void run() {
+            file.providers().values().forEach(p -> new SimulatorModelProvider(p, new JtokkitTokenCounter(), null));
+        }
     }
 
     @Test

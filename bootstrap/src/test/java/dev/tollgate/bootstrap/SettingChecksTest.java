@@ -1,0 +1,52 @@
+package dev.tollgate.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micronaut.context.env.DefaultEnvironment;
+import io.micronaut.context.env.Environment;
+import io.micronaut.context.env.PropertySource;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SettingChecksTest {
+
+    private static Environment environment(Map<String, Object> settings) {
+        DefaultEnvironment environment = new DefaultEnvironment(() -> List.of("settings-check"));
+        environment.addPropertySource(PropertySource.of("test", settings));
+        environment.start();
+        return environment;
+    }
+
+    private static void refused(String property, String value, String says) {
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> new SettingChecks(environment(Map.of(property, value))), property + "=" + value);
+        assertTrue(refused.getMessage().contains(SettingChecks.named(property)), refused.getMessage());
+        assertTrue(refused.getMessage().contains(says), refused.getMessage());
+    }
+
+    @Test
+    void durationsThatWouldHalfStartOrFailEveryRequestAreRefusedNamingTheVariable() {
+        refused("tollgate.completions.sweep-interval", "0s", "positive");
+        refused("tollgate.completions.sweep-interval", "-1s", "positive");
+        refused("tollgate.completions.sweep-interval", "5", "with a unit");
+        refused("tollgate.completions.first-byte-timeout", "200000d", "at most 366d");
+        refused("tollgate.completions.idle-timeout", "soon", "with a unit");
+        refused("tollgate.http.request-head-timeout", "0s", "positive");
+        refused("tollgate.shutdown.settle-wait", "-1s", "not be negative");
+        refused("tollgate.dashboard.verification-lifetime", "0s", "positive");
+        refused("tollgate.playground.user-billed", "ture", "true or false");
+        assertTrue(SettingChecks.named("tollgate.completions.sweep-interval")
+                .startsWith("TOLLGATE_COMPLETIONS_SWEEP_INTERVAL"));
+    }
+
+    @Test
+    void sensibleValuesAndUnsetOnesPass() {
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of())));
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.completions.sweep-interval", "250ms",
+                "tollgate.shutdown.settle-wait", "0s", "tollgate.catalog-check-interval", "0s",
+                "tollgate.playground.user-billed", "TRUE", "tollgate.completions.first-byte-timeout", "2h"))));
+    }
+}
