@@ -30,6 +30,7 @@ public final class Datastore implements AutoCloseable {
     public static Datastore select(Map<String, String> env) throws IOException {
         String url = firstNonBlank(System.getProperty("datasources.default.url"), env.get("DATASOURCES_DEFAULT_URL"));
         if (url != null) {
+            check(url.strip());
             return new Datastore(Map.of(), "external PostgreSQL at " + redact(url), null);
         }
         Path dataDir = Path.of(firstNonBlank(System.getProperty("tollgate.data-dir"), env.get("TOLLGATE_DATA_DIR"),
@@ -52,6 +53,22 @@ public final class Datastore implements AutoCloseable {
     /** One line for the log: which datastore is in use. Never contains credentials. */
     public String description() {
         return description;
+    }
+
+    /**
+     * Refuses what the PostgreSQL driver would misread: another scheme (its error names no setting), and a user and
+     * password written as {@code user:password@host}, which the driver takes for a host name and would print.
+     */
+    static void check(String jdbcUrl) {
+        if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("DATASOURCES_DEFAULT_URL must be a PostgreSQL JDBC URL such as "
+                    + "jdbc:postgresql://db:5432/tollgate; it was " + redact(jdbcUrl));
+        }
+        if (jdbcUrl.matches("jdbc:postgresql://[^/?]*@.*")) {
+            throw new IllegalArgumentException("DATASOURCES_DEFAULT_URL: the PostgreSQL driver does not read a user "
+                    + "and password written before the host (user:password@host); set DATASOURCES_DEFAULT_USERNAME "
+                    + "and DATASOURCES_DEFAULT_PASSWORD instead; the URL was " + redact(jdbcUrl));
+        }
     }
 
     /** Drops user info and query parameters (which may carry a password) from a JDBC URL. */

@@ -1,9 +1,13 @@
 package dev.tollgate.bootstrap;
 
+import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.env.Environment;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -19,19 +23,111 @@ final class SettingChecks {
     /** Longer than any timer of the gateway needs; far below where nanosecond arithmetic overflows (292 years). */
     private static final Duration LONGEST = Duration.ofDays(366);
 
+    /** Counts and their least sensible value; a limit of 0 would refuse everything, a threshold of 1 trip at once. */
+    private static final Map<String, Range> COUNTS = counts();
+
+    private record Range(long least, long most) {
+    }
+
     SettingChecks(Environment environment) {
-        positive(environment, "tollgate.completions.first-byte-timeout");
-        positive(environment, "tollgate.completions.idle-timeout");
-        positive(environment, "tollgate.completions.sweep-interval");
-        positive(environment, "tollgate.completions.hold-lease");
-        positive(environment, "tollgate.http.request-head-timeout");
-        positive(environment, "tollgate.http.request-body-timeout");
-        positive(environment, "tollgate.upstream.pool-idle-timeout");
-        positive(environment, "tollgate.dashboard.verification-lifetime");
-        notNegative(environment, "tollgate.catalog-check-interval");
-        notNegative(environment, "tollgate.shutdown.settle-wait");
-        notNegative(environment, "micronaut.lifecycle.graceful-shutdown.grace-period");
+        for (String property : List.of("tollgate.completions.first-byte-timeout", "tollgate.completions.idle-timeout",
+                "tollgate.completions.sweep-interval", "tollgate.http.request-head-timeout",
+                "tollgate.http.request-body-timeout", "tollgate.upstream.pool-idle-timeout",
+                "tollgate.dashboard.verification-lifetime", "tollgate.dashboard.session.idle",
+                "tollgate.dashboard.session.absolute", "tollgate.dashboard.login.window",
+                "tollgate.dashboard.mail.window", "tollgate.sse.keep-alive", "tollgate.billing.instance-lease",
+                "tollgate.billing.slice-idle-return", "tollgate.billing.statement-timeout",
+                "tollgate.limits.burst-window", "tollgate.limits.distinct.window", "tollgate.limits.cooldown.within",
+                "tollgate.limits.cooldown.duration", "tollgate.limits.behaviour.within",
+                "tollgate.limits.behaviour.duration", "tollgate.limits.failover.alone-lease",
+                "tollgate.limits.failover.retry", "tollgate.redis.command-timeout", "tollgate.redis.slot-lease",
+                "tollgate.smtp.timeout")) {
+            positive(environment, property);
+        }
+        for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",
+                "micronaut.lifecycle.graceful-shutdown.grace-period", "tollgate.billing.settlement-linger",
+                "tollgate.auth.key-cache-ttl")) {
+            notNegative(environment, property);
+        }
+        duration(environment, "tollgate.completions.hold-lease").ifPresent(lease -> {
+            // Requests are stopped a minute before their hold's lease ends: a shorter lease leaves them no time.
+            if (lease.compareTo(Duration.ofMinutes(2)) < 0) {
+                throw new IllegalArgumentException(named("tollgate.completions.hold-lease") + " must be at least 2m; "
+                        + "it was " + text(environment, "tollgate.completions.hold-lease"));
+            }
+        });
+        COUNTS.forEach((property, least) -> count(environment, property, least));
         bool(environment, "tollgate.playground.user-billed");
+    }
+
+    private static Map<String, Range> counts() {
+        long big = Long.MAX_VALUE / 2;
+        long integer = Integer.MAX_VALUE;
+        Map<String, Range> counts = new LinkedHashMap<>();
+        for (String subject : List.of("key", "key-ip", "account", "ip")) {
+            counts.put("tollgate.limits." + subject + ".per-minute", new Range(1, big));
+            counts.put("tollgate.limits." + subject + ".burst", new Range(1, big));
+        }
+        for (String name : List.of("key.concurrency", "account.concurrency", "distinct.ips-per-key",
+                "distinct.keys-per-ip", "tokens.key-per-minute", "tokens.account-per-minute", "cooldown.blocks",
+                "playground.per-minute", "playground.per-hour", "playground.concurrency", "playground.all-per-minute",
+                "playground.all-tokens-per-minute", "playground.all-concurrency", "playground.user-concurrency")) {
+            counts.put("tollgate.limits." + name, new Range(1, name.equals("cooldown.blocks") ? integer : big));
+        }
+        counts.put("tollgate.limits.behaviour.identical", new Range(2, integer));
+        counts.put("tollgate.limits.behaviour.minimal", new Range(2, integer));
+        counts.put("tollgate.limits.behaviour.minimal-words", new Range(0, integer));
+        counts.put("tollgate.limits.failover.instances", new Range(0, integer));
+        counts.put("tollgate.completions.max-retries", new Range(0, integer));
+        counts.put("tollgate.auth.key-cache-size", new Range(0, integer));
+        counts.put("tollgate.playground.max-output-tokens", new Range(1, integer));
+        counts.put("tollgate.dashboard.login.per-email", new Range(1, integer));
+        counts.put("tollgate.dashboard.login.per-ip", new Range(1, integer));
+        counts.put("tollgate.dashboard.mail.per-recipient", new Range(1, integer));
+        counts.put("tollgate.dashboard.mail.per-ip", new Range(1, integer));
+        counts.put("tollgate.dashboard.outbox.size", new Range(1, integer));
+        counts.put("tollgate.dashboard.password.iterations", new Range(1, integer));
+        counts.put("tollgate.dashboard.password.parallelism", new Range(1, integer));
+        counts.put("tollgate.dashboard.password.memory-kib", new Range(8, integer));
+        counts.put("tollgate.smtp.port", new Range(1, 65535));
+        return counts;
+    }
+
+    private static void count(Environment environment, String property, Range range) {
+        String text = text(environment, property);
+        if (text == null) {
+            return;
+        }
+        long value;
+        try {
+            value = Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            value = Long.MIN_VALUE;
+        }
+        if (value < range.least() || value > range.most()) {
+            String bounds = range.most() == Long.MAX_VALUE / 2 ? " of at least " + range.least()
+                    : " from " + range.least() + " to " + range.most();
+            throw new IllegalArgumentException(named(property) + " must be a whole number" + bounds + "; it was "
+                    + text);
+        }
+    }
+
+    /**
+     * The first wrong setting, checked against the settings as the gateway reads them: a component that reads a
+     * setting may be made before these checks run and fail with a sentence that names no variable, so a failed
+     * start-up asks here for the sentence that does.
+     */
+    static Optional<String> firstProblem(Map<String, Object> properties) {
+        try (ApplicationContext context = ApplicationContext.builder().properties(properties).build()) {
+            Environment environment = context.getEnvironment();
+            environment.start();
+            new SettingChecks(environment);
+            return Optional.empty();
+        } catch (IllegalArgumentException wrong) {
+            return Optional.of(wrong.getMessage());
+        } catch (RuntimeException unreadable) {
+            return Optional.empty();
+        }
     }
 
     private static void positive(Environment environment, String property) {

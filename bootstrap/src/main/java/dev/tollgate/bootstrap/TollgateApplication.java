@@ -73,7 +73,8 @@ public final class TollgateApplication implements Callable<Integer> {
             datastore = Datastore.select(System.getenv());
             opened.set(datastore);
         } catch (Exception e) {
-            log.error("Cannot open the datastore: {}", e.getMessage(), e);
+            log.error("Cannot open the datastore: {}", FailureLine.of(e));
+            log.debug("Datastore failure", e);
             return 1;
         } finally {
             selected.countDown();
@@ -95,7 +96,8 @@ public final class TollgateApplication implements Callable<Integer> {
         } catch (RuntimeException e) {
             // One line an operator can act on (the innermost cause names the setting at fault); the stack trace
             // only for whoever debugs the gateway itself.
-            log.error("Tollgate failed to start: {}", causes(e));
+            log.error("Tollgate failed to start: {}", SettingChecks.firstProblem(datastore.properties())
+                    .orElseGet(() -> FailureLine.of(e)));
             log.debug("Start-up failure", e);
             datastore.close();
             return 1;
@@ -106,27 +108,6 @@ public final class TollgateApplication implements Callable<Integer> {
             // A stop signal came just as the start ended: the hook already runs, and stops the database.
         }
         return 0;
-    }
-
-    /**
-     * A failure for an operator, on one line: what went wrong at the bottom of it (the innermost cause, which names
-     * the setting at fault), then where it surfaced (the outermost failure's first line) when that says more.
-     */
-    static String causes(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String cause = firstLine(root);
-        String surfaced = firstLine(failure);
-        return root == failure || cause.contains(surfaced) ? cause : cause + " (" + surfaced + ")";
-    }
-
-    private static String firstLine(Throwable t) {
-        String message = t.getMessage() == null || t.getMessage().isBlank() ? t.getClass().getSimpleName()
-                : t.getMessage().strip();
-        int line = message.indexOf('\n');
-        return line < 0 ? message : message.substring(0, line).strip();
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import io.micronaut.context.env.Environment;
 import io.micronaut.context.env.PropertySource;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SettingChecksTest {
@@ -40,6 +42,32 @@ class SettingChecksTest {
         refused("tollgate.playground.user-billed", "ture", "true or false");
         assertTrue(SettingChecks.named("tollgate.completions.sweep-interval")
                 .startsWith("TOLLGATE_COMPLETIONS_SWEEP_INTERVAL"));
+    }
+
+    @Test
+    void countsThatWouldRefuseEverythingOrTripAtOnceAreRefusedNamingTheVariable() {
+        refused("tollgate.limits.key.per-minute", "0", "a whole number of at least 1; it was 0");
+        refused("tollgate.limits.account.burst", "many", "a whole number of at least 1");
+        refused("tollgate.limits.behaviour.identical", "1", "from 2 to 2147483647");
+        refused("tollgate.limits.cooldown.within", "0s", "positive");
+        refused("tollgate.smtp.port", "70000", "from 1 to 65535");
+        refused("tollgate.completions.hold-lease", "1m", "at least 2m");
+        refused("tollgate.completions.max-retries", "-1", "from 0");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.limits.tokens.key-per-minute",
+                "50000000000", "tollgate.limits.behaviour.minimal-words", "0", "tollgate.completions.max-retries",
+                "0"))));
+    }
+
+    @Test
+    void aFailedStartAsksTheChecksForTheSentenceThatNamesTheVariable() {
+        System.setProperty("tollgate.limits.ip.per-minute", "0");
+        try {
+            assertEquals(Optional.of("TOLLGATE_LIMITS_IP_PER_MINUTE (tollgate.limits.ip.per-minute) must be a whole "
+                    + "number of at least 1; it was 0"), SettingChecks.firstProblem(Map.of()));
+        } finally {
+            System.clearProperty("tollgate.limits.ip.per-minute");
+        }
+        assertEquals(Optional.empty(), SettingChecks.firstProblem(Map.of("tollgate.limits.ip.per-minute", "5")));
     }
 
     @Test

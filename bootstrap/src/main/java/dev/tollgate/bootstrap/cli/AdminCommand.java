@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap.cli;
 
 import dev.tollgate.application.port.in.UseCaseException;
+import dev.tollgate.bootstrap.FailureLine;
 import dev.tollgate.application.port.in.account.CreditAccountUseCase;
 import dev.tollgate.application.port.in.account.FindAccountUseCase;
 import dev.tollgate.application.port.in.account.OpenAccountCommand;
@@ -87,7 +88,7 @@ public final class AdminCommand implements Callable<Integer> {
         } catch (UseCaseException | DomainRuleViolation e) {
             err.println("error: " + e.getMessage());
         } catch (Exception e) {
-            err.println("error: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            err.println("error: " + FailureLine.of(e));
         }
         err.flush();
         return 1;

@@ -36,7 +36,7 @@ class StartupFailureE2ETest {
 
         assertEquals(1, process.exitValue(), output);
         String failed = output.lines().filter(l -> l.contains("Tollgate failed to start")).findFirst().orElse("");
-        assertTrue(failed.contains("tollgate.sse.keep-alive (TOLLGATE_SSE_KEEP_ALIVE) must be a positive duration"),
+        assertTrue(failed.contains("TOLLGATE_SSE_KEEP_ALIVE (tollgate.sse.keep-alive) must be a positive duration"),
                 "the one line names the setting at fault: " + output);
         assertFalse(output.contains("\tat io.micronaut"), "no stack trace for an operator's mistake: " + output);
         assertTrue(output.contains("started by this process"), "the attempt started its own PostgreSQL: " + output);
