@@ -46,6 +46,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     /** The server was found gone and is not back yet (logged once when found, once when back). */
     private boolean gone;
     private final ScheduledExecutorService watchdog;
+    /**
+     * While attached to a server another process started: one idle connection that tells that process, should it
+     * stop before this one (a CLI command that started the server just before the gateway attached), that the
+     * server is in use — before this process's pool has opened any connection of its own.
+     */
+    private volatile Connection presence;
 
     private EmbeddedPostgresDatastore(Path pgData, int port, EmbeddedPostgres owned, boolean durable) {
         this.pgData = pgData;
@@ -53,6 +59,9 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         this.owned = owned;
         this.durable = durable;
         this.postmasterPid = postmasterPid(pgData);
+        if (owned == null) {
+            announcePresence();
+        }
         this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "embedded-postgres-watchdog");
             thread.setDaemon(true);
@@ -180,6 +189,9 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 }
                 postmasterPid = postmasterPid(pgData);
                 gone = false;
+                if (running.isPresent()) {
+                    announcePresence();
+                }
                 LOG.info("The embedded PostgreSQL on port {} is back ({}, process {})", port,
                         running.isEmpty() ? "started again by this process" : "started by another process",
                         postmasterPid);
@@ -272,6 +284,28 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
     }
 
+    private void announcePresence() {
+        closePresence();
+        try {
+            presence = connect(port, "postgres");
+        } catch (SQLException e) {
+            // The pool's own connections say the same a moment later.
+            LOG.debug("Could not open the presence connection: {}", e.getMessage());
+        }
+    }
+
+    private void closePresence() {
+        Connection open = presence;
+        presence = null;
+        if (open != null) {
+            try {
+                open.close();
+            } catch (SQLException e) {
+                LOG.debug("Closing the presence connection: {}", e.getMessage());
+            }
+        }
+    }
+
     private static void sleep(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
@@ -320,6 +354,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             // the process is stopping already
         }
         synchronized (restarts) {
+            closePresence();
             stopIfOwned();
         }
     }

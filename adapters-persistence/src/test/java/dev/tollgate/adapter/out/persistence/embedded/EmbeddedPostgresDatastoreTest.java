@@ -4,12 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -135,5 +139,43 @@ class EmbeddedPostgresDatastoreTest {
         assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")),
                 "not taken for another process's connection, which would leave the server running");
         own.close();
+    }
+
+    @Test
+    void aServerStartedByAShortCommandKeepsRunningForAProcessThatAttachedBeforeItsPoolOpened() throws Exception {
+        EmbeddedPostgresDatastore command = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+        assertTrue(command.startedHere());
+        Process gateway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), AttachAndWait.class.getName(), dataDir.toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            String said = new BufferedReader(new InputStreamReader(gateway.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            assertEquals("attached", said);
+
+            command.close(); // the CLI command ends: the gateway that attached a moment ago must not lose its server
+
+            assertTrue(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "left running for the attached one");
+            try (Connection c = DriverManager.getConnection(command.jdbcUrl(), command.username(), "")) {
+                assertTrue(c.isValid(2));
+            }
+        } finally {
+            gateway.getOutputStream().close();
+            assertTrue(gateway.waitFor(60, TimeUnit.SECONDS));
+        }
+        // Nobody stops a server it did not start: this test stops the one left behind.
+        try (EmbeddedPostgresDatastore last = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+            assertFalse(last.startedHere());
+        }
+        stopServer();
+    }
+
+    private void stopServer() throws Exception {
+        long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postgres/postmaster.pid")).get(0).trim());
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy); // SIGTERM: PostgreSQL's smart shutdown
+        for (int i = 0; i < 100 && Files.exists(dataDir.resolve("postgres/postmaster.pid")); i++) {
+            Thread.sleep(100);
+        }
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")));
     }
 }
