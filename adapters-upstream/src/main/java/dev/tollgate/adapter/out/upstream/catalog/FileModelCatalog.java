@@ -4,6 +4,7 @@ import dev.tollgate.application.port.out.ModelCatalog;
 import dev.tollgate.domain.catalog.CatalogModel;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +53,11 @@ public final class FileModelCatalog implements ModelCatalog {
 
     private static String read(Path file) throws IOException {
         if (file != null) {
-            return Files.readString(file, StandardCharsets.UTF_8);
+            try {
+                return Files.readString(file, StandardCharsets.UTF_8);
+            } catch (CharacterCodingException e) {
+                throw new IOException("the file is not UTF-8 text", e);
+            }
         }
         try (InputStream in = FileModelCatalog.class.getResourceAsStream(SHIPPED)) {
             if (in == null) {

@@ -115,6 +115,16 @@ class FileModelCatalogTest {
     }
 
     @Test
+    void aFileThatIsNotUtf8TextIsRefusedSayingSo() throws IOException {
+        Path file = dir.resolve("latin1.yml");
+        Files.write(file, "providers:\n  sim: {type: simulator}\n# caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+
+        ModelCatalog.CatalogReadException refused = assertThrows(ModelCatalog.CatalogReadException.class,
+                () -> FileModelCatalog.load(file));
+        assertTrue(refused.getMessage().endsWith("latin1.yml: the file is not UTF-8 text"), refused.getMessage());
+    }
+
+    @Test
     void theShippedCatalogLoadsAndIsNeverLookedUpAgain() {
         FileModelCatalog catalog = new FileModelCatalog(null, Duration.ZERO);
         assertFalse(catalog.models().isEmpty());
