@@ -18,16 +18,22 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StartupFailureE2ETest {
 
-    @Test
-    void aStartThatFailsSaysWhyAndStopsTheEmbeddedPostgresItStarted(@TempDir Path dir) throws Exception {
-        Path log = dir.resolve("gateway.log");
+    /** The gateway as its own process on the embedded default in {@code dir}, any free port, its output in log. */
+    private static ProcessBuilder gateway(Path dir, Path log) {
         ProcessBuilder gateway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), TollgateApplication.class.getName())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         gateway.environment().remove("DATASOURCES_DEFAULT_URL");
         gateway.environment().remove("REDIS_URI");
         gateway.environment().put("TOLLGATE_DATA_DIR", dir.resolve("data").toString());
-        gateway.environment().put("MICRONAUT_SERVER_PORT", "-1"); // any free port, should it get that far
+        gateway.environment().put("MICRONAUT_SERVER_PORT", "-1");
+        return gateway;
+    }
+
+    @Test
+    void aStartThatFailsSaysWhyAndStopsTheEmbeddedPostgresItStarted(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("gateway.log");
+        ProcessBuilder gateway = gateway(dir, log);
         gateway.environment().put("TOLLGATE_SSE_KEEP_ALIVE", "0s");
 
         Process process = gateway.start();
@@ -48,13 +54,7 @@ class StartupFailureE2ETest {
     @Test
     void aStopSignalWhileTheGatewayStartsStopsTheEmbeddedPostgresToo(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("gateway.log");
-        ProcessBuilder gateway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), TollgateApplication.class.getName())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        gateway.environment().remove("DATASOURCES_DEFAULT_URL");
-        gateway.environment().remove("REDIS_URI");
-        gateway.environment().put("TOLLGATE_DATA_DIR", dir.resolve("data").toString());
-        gateway.environment().put("MICRONAUT_SERVER_PORT", "-1");
+        ProcessBuilder gateway = gateway(dir, log);
         Path lock = dir.resolve("data").resolve("postgres").resolve("postmaster.pid");
 
         Process process = gateway.start();
