@@ -106,6 +106,15 @@ class KeysApiE2ETest extends GatewayE2ETest {
                 "limit_reset requires limit");
         assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"limit\":null,\"limit_reset\":\"daily\"}"), 400,
                 "limit_reset requires limit");
+        // "Sent" whatever its value: none (null, "") without a limit is refused as well.
+        assertManagementError(post("/api/v1/keys", gpm, "{\"name\":\"x\",\"limit_reset\":null}"), 400,
+                "limit_reset requires limit");
+        assertManagementError(post("/api/v1/keys", gpm, "{\"name\":\"x\",\"limit_reset\":\"\"}"), 400,
+                "limit_reset requires limit");
+        assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"limit_reset\":null}"), 400,
+                "limit_reset requires limit");
+        assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"limit_reset\":\"\"}"), 400,
+                "limit_reset requires limit");
         // The refused PATCHes changed nothing.
         Map<String, Object> data = get("/api/v1/keys/" + hash, gpm).data();
         assertUsd("3", data.get("limit"));

@@ -18,7 +18,7 @@ import java.util.Optional;
  */
 public final class ApiKey {
 
-    static final String LIMIT_RESET_REQUIRES_LIMIT = "limit_reset requires limit";
+    public static final String LIMIT_RESET_REQUIRES_LIMIT = "limit_reset requires limit";
 
     private final ApiKeyId id;
     private final AccountId accountId;
@@ -114,16 +114,15 @@ public final class ApiKey {
             // §4.1 rule 1: a new limit without limit_reset is a lifetime total.
             return new SpendLimit(set.value(), requestedReset);
         }
-        if (requestedReset != null) {
-            // §4.1 rule 2: limit_reset sent without limit (absent, or null which removes it).
+        if (requestedReset != null || limitChange instanceof FieldChange.Keep && !(resetChange
+                instanceof FieldChange.Keep)) {
+            // §4.1 rule 2: limit_reset sent (a period, or null / empty for none) without limit, or with a limit of
+            // null, which removes the cap the period would belong to.
             throw new DomainRuleViolation("limit_reset", LIMIT_RESET_REQUIRES_LIMIT);
         }
         if (limitChange instanceof FieldChange.Clear) {
             // §4.1 rule 3: limit null removes the limit and clears limit_reset.
             return null;
-        }
-        if (resetChange instanceof FieldChange.Clear && limit != null) {
-            return SpendLimit.lifetime(limit.amount());
         }
         return limit;
     }

@@ -265,17 +265,23 @@ class ApiKeyTest {
 
         @ParameterizedTest
         @EnumSource(LimitReset.class)
-        void aNullResetOnAKeyWithALimitMakesItALifetimeTotal(LimitReset reset) {
+        void aNullResetWithoutALimitIsRefusedToo(LimitReset reset) {
+            // §4.1 rule 2 reads "sent": null (none) is sent as much as a period; the cap is changed with its limit.
             ApiKey key = issue(TEN, reset, null);
-            key.update(patch().limitReset(FieldChange.clear()).build(), NOW.plusSeconds(1));
-            assertEquals(SpendLimit.lifetime(TEN), key.limit().orElseThrow());
+            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class,
+                    () -> key.update(patch().limitReset(FieldChange.clear()).build(), NOW.plusSeconds(1)));
+            assertEquals("limit_reset requires limit", violation.getMessage());
+            assertEquals(new SpendLimit(TEN, reset), key.limit().orElseThrow(), "unchanged");
+            assertThrows(DomainRuleViolation.class,
+                    () -> plainKey().update(patch().limitReset(FieldChange.clear()).build(), NOW.plusSeconds(1)));
         }
 
-        @Test
-        void aNullResetOnAKeyWithoutLimitLeavesItWithout() {
-            ApiKey key = plainKey();
-            key.update(patch().limitReset(FieldChange.clear()).build(), NOW.plusSeconds(1));
-            assertEquals(Optional.empty(), key.limit());
+        @ParameterizedTest
+        @EnumSource(LimitReset.class)
+        void theSameLimitWithANullResetMakesItALifetimeTotal(LimitReset reset) {
+            ApiKey key = issue(TEN, reset, null);
+            key.update(patch().limit(FieldChange.set(TEN)).limitReset(FieldChange.clear()).build(), NOW.plusSeconds(1));
+            assertEquals(SpendLimit.lifetime(TEN), key.limit().orElseThrow());
         }
 
         @Test

@@ -6,6 +6,7 @@ import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.application.port.in.keys.ApiKeyNotFoundException;
 import dev.tollgate.application.port.in.keys.CreateApiKeyCommand;
 import dev.tollgate.application.port.in.keys.ListApiKeysQuery;
+import dev.tollgate.domain.apikey.ApiKey;
 import dev.tollgate.domain.apikey.ApiKeyChanges;
 import dev.tollgate.domain.apikey.LimitReset;
 import dev.tollgate.domain.shared.FieldChange;
@@ -64,6 +65,10 @@ final class KeyRequests {
         }
         KeyName name = new KeyName(body.string("name"));
         Usd limit = body.has("limit") && !body.isNull("limit") ? limit(body) : null;
+        if (body.has("limit_reset") && !body.has("limit")) {
+            // §4.1 rule 2, whatever the value: a period, or null / "" for none, is still limit_reset sent.
+            throw new InvalidRequestException("limit_reset", ApiKey.LIMIT_RESET_REQUIRES_LIMIT);
+        }
         LimitReset reset = body.has("limit_reset") ? limitReset(body) : null;
         Instant expiresAt = body.has("expires_at") && !body.isNull("expires_at") ? timestamp(body, "expires_at") : null;
         return new CreateApiKeyCommand(name, limit, reset, expiresAt);
