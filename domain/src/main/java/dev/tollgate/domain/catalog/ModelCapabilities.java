@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What a model/provider pair supports beyond plain chat (§2.3: support depends on the pair): {@code images} is
- * image parts ({@code image_url}) in message content.
+ * image parts ({@code image_url}) in message content; {@code seed} whether the pair is sent the request's seed.
  */
 public record ModelCapabilities(boolean tools, boolean responseFormat, boolean logprobs, boolean seed,
         boolean images) {
@@ -37,22 +37,21 @@ public record ModelCapabilities(boolean tools, boolean responseFormat, boolean l
         if (requested.logprobs() && !logprobs) {
             missing.add("logprobs");
         }
-        if (requested.seed() && !seed) {
-            missing.add("seed");
-        }
         if (requested.images() && !images) {
             missing.add(IMAGE_INPUT);
         }
         return missing;
     }
 
-    /** The optional features a request asks for. */
-    public record RequestedFeatures(boolean tools, boolean responseFormat, boolean logprobs, boolean seed,
-            boolean images) {
+    /**
+     * The optional features a request asks for that a pair must serve. Not {@code seed}: §2.3 makes it best-effort
+     * repeatability, so it is passed on where the pair takes it ({@link #seed}) and never refuses a request.
+     */
+    public record RequestedFeatures(boolean tools, boolean responseFormat, boolean logprobs, boolean images) {
 
         /** A request without image parts. */
-        public RequestedFeatures(boolean tools, boolean responseFormat, boolean logprobs, boolean seed) {
-            this(tools, responseFormat, logprobs, seed, false);
+        public RequestedFeatures(boolean tools, boolean responseFormat, boolean logprobs) {
+            this(tools, responseFormat, logprobs, false);
         }
     }
 }

@@ -38,7 +38,7 @@ public record ChatRequest(
 
     public ModelCapabilities.RequestedFeatures features() {
         return new ModelCapabilities.RequestedFeatures(toolsJson != null, responseFormatJson != null, logprobs,
-                seed != null, images() > 0);
+                images() > 0);
     }
 
     /** The image parts of all messages. */

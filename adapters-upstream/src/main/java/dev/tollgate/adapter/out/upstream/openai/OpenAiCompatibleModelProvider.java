@@ -96,7 +96,10 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         if (!request.stop().isEmpty()) {
             body.put("stop", request.stop());
         }
-        putIfSet(body, "seed", request.seed());
+        if (route.capabilities().seed()) {
+            // Best effort (§2.3): a provider that is not declared to take a seed is not sent one it may refuse.
+            putIfSet(body, "seed", request.seed());
+        }
         if (request.logprobs()) {
             body.put("logprobs", true);
             putIfSet(body, "top_logprobs", request.topLogprobs());

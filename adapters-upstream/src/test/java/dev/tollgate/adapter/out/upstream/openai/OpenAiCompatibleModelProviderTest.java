@@ -11,6 +11,9 @@ import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTes
 import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.catalog.ModelCapabilities;
+import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.catalog.TokenPrice;
 import io.micronaut.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +106,18 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         String sent = lastRequestBody();
         assertTrue(sent.contains("\"max_completion_tokens\":16"), sent);
         assertFalse(sent.contains("\"max_tokens\""), sent);
+    }
+
+    @Test
+    void theSeedGoesOnlyToARouteDeclaredToTakeIt() throws Exception {
+        handler.set(exchange -> sse(exchange, textStream(List.of("ok"))));
+        ProviderRoute noSeed = new ProviderRoute(ROUTE.provider(), ROUTE.upstreamModel(), TokenPrice.FREE,
+                TokenPrice.FREE, new ModelCapabilities(true, true, true, false));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(noSeed, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals("stop", recorder.finishReason);
+        assertFalse(lastRequestBody().contains("\"seed\""), "best effort: not sent where not declared");
     }
 
     @Test
