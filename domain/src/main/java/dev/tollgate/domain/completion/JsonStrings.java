@@ -1,5 +1,6 @@
 package dev.tollgate.domain.completion;
 
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -24,49 +25,89 @@ public final class JsonStrings {
                 continue;
             }
             StringBuilder literal = new StringBuilder();
-            i++;
-            boolean closed = false;
-            while (i < json.length()) {
-                char s = json.charAt(i++);
-                if (s == '"') {
-                    closed = true;
-                    break;
-                }
-                if (s != '\\') {
-                    literal.append(s);
-                    continue;
-                }
-                if (i >= json.length()) {
-                    break;
-                }
-                char e = json.charAt(i++);
-                switch (e) {
-                    case '"', '\\', '/' -> literal.append(e);
-                    case 'b' -> literal.append('\b');
-                    case 'f' -> literal.append('\f');
-                    case 'n' -> literal.append('\n');
-                    case 'r' -> literal.append('\r');
-                    case 't' -> literal.append('\t');
-                    case 'u' -> {
-                        if (i + 4 > json.length()) {
-                            throw new IllegalArgumentException("broken \\u escape in JSON");
-                        }
-                        try {
-                            literal.append((char) Integer.parseInt(json.substring(i, i + 4), 16));
-                        } catch (NumberFormatException ex) {
-                            throw new IllegalArgumentException("broken \\u escape in JSON");
-                        }
-                        i += 4;
-                    }
-                    default -> throw new IllegalArgumentException("unknown escape \\" + e + " in JSON");
-                }
-            }
-            if (!closed) {
-                throw new IllegalArgumentException("unterminated string in JSON");
-            }
+            i = decode(json, i, literal);
             encode(function.apply(literal.toString()), out);
         }
         return out.toString();
+    }
+
+    /**
+     * The decoded string values of the members named one of {@code names}, at any depth, joined as they come (so the
+     * pieces of a tool call's arguments streamed in many deltas join into the arguments): the text of a tool call
+     * ({@code name}, {@code arguments}) without the JSON around it.
+     *
+     * @throws IllegalArgumentException when a string literal is not terminated or has a broken escape
+     */
+    public static String memberValues(String json, Set<String> names) {
+        StringBuilder out = new StringBuilder();
+        String member = null; // the name of the member whose value comes next, when it is one of names
+        int i = 0;
+        while (i < json.length()) {
+            char c = json.charAt(i);
+            if (c != '"') {
+                if (c != ':' && !Character.isWhitespace(c)) {
+                    member = null; // a value that is no string (number, object, array…): nothing to take
+                }
+                i++;
+                continue;
+            }
+            StringBuilder literal = new StringBuilder();
+            i = decode(json, i, literal);
+            int next = i;
+            while (next < json.length() && Character.isWhitespace(json.charAt(next))) {
+                next++;
+            }
+            if (next < json.length() && json.charAt(next) == ':') {
+                member = names.contains(literal.toString()) ? literal.toString() : null;
+                i = next + 1;
+            } else {
+                if (member != null) {
+                    out.append(literal);
+                }
+                member = null;
+            }
+        }
+        return out.toString();
+    }
+
+    /** Decodes the literal starting at the quote at {@code start} into {@code literal}; returns the index after it. */
+    private static int decode(String json, int start, StringBuilder literal) {
+        int i = start + 1;
+        while (i < json.length()) {
+            char s = json.charAt(i++);
+            if (s == '"') {
+                return i;
+            }
+            if (s != '\\') {
+                literal.append(s);
+                continue;
+            }
+            if (i >= json.length()) {
+                break;
+            }
+            char e = json.charAt(i++);
+            switch (e) {
+                case '"', '\\', '/' -> literal.append(e);
+                case 'b' -> literal.append('\b');
+                case 'f' -> literal.append('\f');
+                case 'n' -> literal.append('\n');
+                case 'r' -> literal.append('\r');
+                case 't' -> literal.append('\t');
+                case 'u' -> {
+                    if (i + 4 > json.length()) {
+                        throw new IllegalArgumentException("broken \\u escape in JSON");
+                    }
+                    try {
+                        literal.append((char) Integer.parseInt(json.substring(i, i + 4), 16));
+                    } catch (NumberFormatException ex) {
+                        throw new IllegalArgumentException("broken \\u escape in JSON");
+                    }
+                    i += 4;
+                }
+                default -> throw new IllegalArgumentException("unknown escape \\" + e + " in JSON");
+            }
+        }
+        throw new IllegalArgumentException("unterminated string in JSON");
     }
 
     private static void encode(String text, StringBuilder out) {

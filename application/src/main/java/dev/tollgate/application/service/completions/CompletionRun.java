@@ -12,12 +12,14 @@ import dev.tollgate.domain.billing.Pricing;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.completion.JsonStrings;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,7 +51,7 @@ final class CompletionRun implements RunningCompletion {
     private final Context ctx;
     private final CompletionObserver observer;
     private final long startNanos = System.nanoTime();
-    private final StringBuilder delivered = new StringBuilder();
+    private final Output delivered = new Output();
     private int routeIndex;
     private int pass;
     private boolean allRateLimited = true;
@@ -230,9 +232,42 @@ final class CompletionRun implements RunningCompletion {
     }
 
     /** Output that arrived after the client left, before the upstream connection closed: billed, not forwarded. */
-    private synchronized void drained(Listener listener, String output) {
+    private synchronized void drained(Listener listener, Consumer<Output> output) {
         if (draining && listener == current) {
-            delivered.append(output);
+            output.accept(delivered);
+        }
+    }
+
+    /**
+     * What the upstream produced for this request: whether anything, and the text its output tokens are counted in
+     * — the content, and of tool calls their names and arguments (not the JSON around them, which the provider does
+     * not bill and which would count many times over when the arguments come in many small pieces).
+     */
+    private static final class Output {
+        private static final Set<String> TOOL_CALL_TEXT = Set.of("name", "arguments");
+        private final StringBuilder text = new StringBuilder();
+        private boolean any;
+
+        void text(String content) {
+            text.append(content);
+            any |= !content.isEmpty();
+        }
+
+        void toolCalls(String toolCallsJson) {
+            try {
+                text.append(JsonStrings.memberValues(toolCallsJson, TOOL_CALL_TEXT));
+            } catch (IllegalArgumentException unreadable) {
+                text.append(toolCallsJson); // a provider adapter always hands over JSON; counted whole if not
+            }
+            any = true;
+        }
+
+        boolean isEmpty() {
+            return !any;
+        }
+
+        String counted() {
+            return text.toString();
         }
     }
 
@@ -246,7 +281,8 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private TokenUsage partialUsage() {
-        long completion = delivered.isEmpty() ? 0 : ctx.tokens().countText(delivered.toString());
+        String counted = delivered.counted();
+        long completion = counted.isEmpty() ? 0 : ctx.tokens().countText(counted);
         return new TokenUsage(ctx.promptTokens(), completion);
     }
 
@@ -331,11 +367,11 @@ final class CompletionRun implements RunningCompletion {
         public void onDelta(String text) {
             synchronized (CompletionRun.this) {
                 if (done || this != current || text.isEmpty()) {
-                    drained(this, text);
+                    drained(this, output -> output.text(text));
                     return;
                 }
                 onFirstByte();
-                delivered.append(text);
+                delivered.text(text);
                 observer.onDelta(text);
             }
         }
@@ -344,12 +380,12 @@ final class CompletionRun implements RunningCompletion {
         public void onToolCallDelta(String toolCallsJson) {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {
-                    drained(this, toolCallsJson);
+                    drained(this, output -> output.toolCalls(toolCallsJson));
                     return;
                 }
                 onFirstByte();
-                // Tool-call JSON is output too: it counts for partial billing and ends any fallback.
-                delivered.append(toolCallsJson);
+                // Tool calls are output too: they count for partial billing and end any fallback.
+                delivered.toolCalls(toolCallsJson);
                 observer.onToolCallDelta(toolCallsJson);
             }
         }

@@ -976,6 +976,29 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void toolCallsWithoutUsageAreBilledTheirNameAndArgumentsHoweverFinelyTheyCome() {
+            String arguments = "{\\\"city\\\": \\\"San Francisco\\\", \\\"unit\\\": \\\"celsius\\\"}";
+            Started whole = start("test/pair", 100);
+            ScriptedModelProvider.Call one = alpha.calls().get(alpha.calls().size() - 1);
+            one.firstByte().toolCalls("[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":"
+                    + "{\"name\":\"get_weather\",\"arguments\":\"" + arguments + "\"}}]");
+            one.finish("tool_calls", null);
+
+            Started pieces = start("test/pair", 100);
+            ScriptedModelProvider.Call many = alpha.calls().get(alpha.calls().size() - 1);
+            many.firstByte().toolCalls("[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":"
+                    + "{\"name\":\"get_weather\",\"arguments\":\"\"}}]");
+            for (String piece : arguments.split(" ")) {
+                many.toolCalls("[{\"index\":0,\"function\":{\"arguments\":\"" + piece + " \"}}]");
+            }
+            many.finish("tool_calls", null);
+
+            TokenUsage billed = settledRow(whole.requestId()).usage();
+            assertEquals(5, billed.completionTokens(), "get_weather and the four words of the arguments: " + billed);
+            assertEquals(billed, settledRow(pieces.requestId()).usage(), "the same output, however it was cut");
+        }
+
+        @Test
         void eventsOfAnAbandonedAttemptAreIgnored() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call stale = alpha.onlyCall();
