@@ -98,11 +98,11 @@ public class CompletionsFactory {
     @Singleton
     @Bean(preDestroy = "close")
     UpstreamHttp upstreamHttp(EventLoopGroupRegistry loops, EventLoopGroupFactory transports,
-            @Value("${tollgate.upstream.pool-idle-timeout:30s}") Duration idleTimeout) {
+            @Value("${tollgate.upstream.pool-idle-timeout:30s}") Duration idleTimeout, Clock clock) {
         EventLoopGroupConfiguration loopConfiguration =
                 loops.getEventLoopGroupConfiguration(EventLoopGroupConfiguration.DEFAULT).orElse(null);
         return new UpstreamHttp(loops.getDefaultEventLoopGroup(),
-                transports.channelClass(NettyChannelType.CLIENT_SOCKET, loopConfiguration), idleTimeout);
+                transports.channelClass(NettyChannelType.CLIENT_SOCKET, loopConfiguration), idleTimeout, clock);
     }
 
     /** Built at start-up (a broken provider section stops the start with a clear error, not the first request). */

@@ -68,6 +68,15 @@ public interface ModelProvider {
             this(status, retryable, rateLimited, retryAfter, message, null);
         }
 
+        /**
+         * The provider refused the gateway itself — its credentials (401), its access (403) or the upstream model
+         * name (404) — rather than the client's request or its own load: another provider of the model may serve
+         * the request, this one will not however often it is asked.
+         */
+        public boolean providerFault() {
+            return invalidParam == null && (status == 401 || status == 403 || status == 404);
+        }
+
         /** The request cannot be expressed in this provider's API; {@code param} names the field, as §2.3 does. */
         public static UpstreamFailure invalidRequest(String param, String message) {
             return new UpstreamFailure(400, false, false, null, message, param);

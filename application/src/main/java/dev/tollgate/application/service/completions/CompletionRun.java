@@ -18,6 +18,7 @@ import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -55,7 +56,11 @@ final class CompletionRun implements RunningCompletion {
     private int routeIndex;
     private int pass;
     private boolean allRateLimited = true;
-    private Duration lastRetryAfter;
+    /** The shortest and longest Retry-After of the providers in this pass that gave one. */
+    private Duration soonestHint;
+    private Duration latestHint;
+    /** Routes whose provider refused the gateway itself (401, 403, 404): not tried again. */
+    private final Set<Integer> misconfiguredRoutes = new HashSet<>();
     private ModelProvider.UpstreamCall call;
     private ProviderRoute route;
     private Listener current;
@@ -71,6 +76,8 @@ final class CompletionRun implements RunningCompletion {
 
     /** Longest wait for a cancelled upstream call to close before the request is settled without it. */
     static final long DRAIN_LIMIT_MILLIS = 1000;
+    /** The longest Retry-After a client is given when every provider is at capacity. */
+    static final long CLIENT_RETRY_AFTER_CAP_SECONDS = 60;
 
     CompletionRun(Context ctx, CompletionObserver observer) {
         this.ctx = ctx;
@@ -81,6 +88,16 @@ final class CompletionRun implements RunningCompletion {
         deadline = ctx.timers().schedule(this::maxDurationReached, ctx.settings().maxDuration().toMillis(),
                 TimeUnit.MILLISECONDS);
         attempt();
+    }
+
+    /** The first route from {@code from} on that is worth a try, or -1. */
+    private int nextRoute(int from) {
+        for (int i = from; i < ctx.routes().size(); i++) {
+            if (!misconfiguredRoutes.contains(i)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private void attempt() {
@@ -424,44 +441,68 @@ final class CompletionRun implements RunningCompletion {
                         failure.message(), 0, false, failure.invalidParam()), TokenUsage.NONE, "failed");
                 return;
             }
-            if (!delivered.isEmpty() || !failure.retryable()) {
+            boolean misconfigured = failure.providerFault();
+            if (!delivered.isEmpty() || !failure.retryable() && !misconfigured) {
                 // After output a provider's 4xx is still the provider failing us, not the client's request. The
                 // status reaches a non-streaming client; a stream that began has committed its 200 already.
                 int status = delivered.isEmpty() && failure.status() >= 400 && failure.status() < 500 ? 400 : 502;
                 finishWithFailure(new CompletionFailure(status, status == 400 ? "invalid_request_error" : "api_error",
                         delivered.isEmpty() && status == 400 ? "upstream_rejected" : "upstream_error",
                         "The model provider failed: " + failure.message(), 0, !delivered.isEmpty()),
-                        partialUsage(), "failed");
+                        delivered.isEmpty() ? TokenUsage.NONE : partialUsage(), "failed");
                 return;
             }
-            allRateLimited &= failure.rateLimited();
-            if (failure.retryAfter() != null) {
-                lastRetryAfter = failure.retryAfter();
+            if (misconfigured) {
+                // The gateway's credentials or model name for this provider: other providers are tried, this one
+                // not again for this request.
+                misconfiguredRoutes.add(routeIndex);
+            } else {
+                allRateLimited &= failure.rateLimited();
+                if (failure.retryAfter() != null) {
+                    soonestHint = soonestHint == null || failure.retryAfter().compareTo(soonestHint) < 0
+                            ? failure.retryAfter() : soonestHint;
+                    latestHint = latestHint == null || failure.retryAfter().compareTo(latestHint) > 0
+                            ? failure.retryAfter() : latestHint;
+                }
             }
             current = null;
-            if (routeIndex + 1 < ctx.routes().size()) {
-                routeIndex++;
+            int next = nextRoute(routeIndex + 1);
+            if (next >= 0) {
+                routeIndex = next;
                 attempt();
                 return;
             }
-            if (allRateLimited) {
-                long retryAfter = lastRetryAfter == null ? 1
-                        : Math.max(1, (lastRetryAfter.toMillis() + 999) / 1000); // never tell a client to come back early
-                finishWithFailure(new CompletionFailure(429, "rate_limit_error", "transfer_agent_capacity_reached",
-                        "Every provider of this model is at capacity; retry after " + retryAfter + " s",
-                        retryAfter, false), TokenUsage.NONE, "failed");
-                return;
-            }
-            if (pass >= ctx.settings().maxRetries()) {
+            if (misconfiguredRoutes.size() == ctx.routes().size()) {
                 finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
                         "No provider of this model could answer: " + failure.message(), 0, false),
                         TokenUsage.NONE, "failed");
                 return;
             }
+            if (allRateLimited) {
+                // Never tell a client to come back early, nor later than a minute (the openai SDK sleeps whatever
+                // it is told): the soonest any provider said it would take requests again.
+                long retryAfter = soonestHint == null ? 1 : Math.min(CLIENT_RETRY_AFTER_CAP_SECONDS,
+                        Math.max(1, (soonestHint.toMillis() + 999) / 1000));
+                finishWithFailure(new CompletionFailure(429, "rate_limit_error", "transfer_agent_capacity_reached",
+                        "Every provider of this model is at capacity; retry after " + retryAfter + " s",
+                        retryAfter, false), TokenUsage.NONE, "failed");
+                return;
+            }
+            // Each provider of the pass is waited for as long as it asked (the longest hint of the pass).
+            Duration wait = ctx.settings().backoff(pass + 1, latestHint);
+            if (pass >= ctx.settings().maxRetries() || wait.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0) {
+                String hint = wait.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0
+                        ? " (a provider asked to wait " + wait.toSeconds() + " s before trying again)" : "";
+                finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
+                        "No provider of this model could answer: " + failure.message() + hint, 0, false),
+                        TokenUsage.NONE, "failed");
+                return;
+            }
             pass++;
-            routeIndex = 0;
+            routeIndex = nextRoute(0);
             allRateLimited = true;
-            Duration wait = ctx.settings().backoff(pass, failure.retryAfter());
+            soonestHint = null;
+            latestHint = null;
             ctx.timers().schedule(() -> {
                 synchronized (CompletionRun.this) {
                     if (!done) {

@@ -20,6 +20,12 @@ public record CompletionSettings(Duration firstByteTimeout, Duration idleTimeout
     public static final CompletionSettings DEFAULTS = new CompletionSettings(Duration.ofSeconds(120),
             Duration.ofSeconds(60), Duration.ofMinutes(15), 3, Duration.ofSeconds(1), Duration.ofSeconds(8));
 
+    /**
+     * The longest wait between retry passes a provider's Retry-After may ask for; a longer one ends the request at
+     * once (a client would rather hear now than after an hour, and the hold would wait as long).
+     */
+    public static final Duration LONGEST_HINTED_WAIT = Duration.ofSeconds(30);
+
     public CompletionSettings {
         Objects.requireNonNull(firstByteTimeout);
         Objects.requireNonNull(idleTimeout);

@@ -930,6 +930,72 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aProviderThatRefusesTheGatewayItselfIsSkippedForTheNextAndNotRetried() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(401, false, false, null);
+
+            assertEquals(1, beta.calls().size(), "the gateway's key at alpha is wrong: beta may still serve");
+            beta.lastCall().fail(503, true, false, null);
+            timers.advance(Duration.ofSeconds(1));
+            assertEquals(1, alpha.calls().size(), "alpha is not asked again in the retry pass");
+            assertEquals(2, beta.calls().size());
+            beta.lastCall().firstByte().delta("ok");
+            beta.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals("stop", started.observer().result.finishReason());
+        }
+
+        @Test
+        void whenEveryProviderRefusesTheGatewayTheClientGetsABadGatewayAtOnce() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().fail(403, false, false, null);
+            beta.onlyCall().fail(404, false, false, null);
+
+            CompletionFailure failure = started.observer().failure;
+            assertEquals(502, failure.status(), "the gateway's configuration, not the client's request");
+            assertEquals("upstream_error", failure.code());
+            timers.advance(Duration.ofMinutes(1));
+            assertEquals(1, alpha.calls().size(), "no retry pass");
+            assertEquals(1, beta.calls().size());
+            assertEquals(TokenUsage.NONE, settledRow(started.requestId()).usage());
+            assertEquals(OPENING_BALANCE, available());
+        }
+
+        @Test
+        void aProviderAskingForALongWaitEndsTheRequestNowRatherThanHoldingIt() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().fail(503, true, false, Duration.ofHours(1));
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "not left waiting an hour with its hold");
+            assertEquals(502, failure.status());
+            assertTrue(failure.message().contains("3600 s"), failure.message());
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost());
+            assertEquals(OPENING_BALANCE, available(), "the hold is released");
+        }
+
+        @Test
+        void capacityReachedTellsTheClientAtMostAMinute() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().fail(429, true, true, Duration.ofDays(1));
+
+            assertEquals(429, started.observer().failure.status());
+            assertEquals(60, started.observer().failure.retryAfterSeconds(), "the openai SDK sleeps what it is told");
+        }
+
+        @Test
+        void aRetryPassWaitsForTheLongestHintOfItsProviders() {
+            Started started = start("test/pair", 100);
+            alpha.lastCall().fail(429, true, true, Duration.ofSeconds(7));
+            beta.lastCall().fail(503, true, false, null);
+
+            timers.advance(Duration.ofMillis(6999));
+            assertEquals(1, alpha.calls().size(), "alpha asked for 7 s: not asked again before");
+            timers.advance(Duration.ofMillis(1));
+            assertEquals(2, alpha.calls().size());
+            assertNull(started.observer().failure);
+        }
+
+        @Test
         void aRetryPassWaitsForTheProvidersRetryAfterHint() {
             Started started = start("test/solo", 100);
             alpha.lastCall().fail(503, true, false, Duration.ofSeconds(5));

@@ -2,7 +2,6 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
-import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -14,9 +13,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Upstream adapter: Anthropic's Messages API, translated both ways. Requests: system and developer messages become
@@ -81,12 +82,13 @@ public final class AnthropicModelProvider implements ModelProvider {
     /** Reads Anthropic's typed SSE events; exactly one terminal listener event. */
     private final class EventDecoder extends StreamDecoderBase {
         private final Map<Integer, Integer> toolIndexByBlock = new LinkedHashMap<>();
+        private final Set<Integer> toolsWithArguments = new HashSet<>();
         private long inputTokens = -1;
         private long outputTokens = -1;
         private String stopReason;
 
         EventDecoder(UpstreamListener listener) {
-            super(name, listener);
+            super(name, listener, http.clock());
         }
 
         /** 529 is Anthropic's "overloaded": capacity, like 429. */
@@ -116,6 +118,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                 }
                 case "content_block_start" -> blockStart(event);
                 case "content_block_delta" -> blockDelta(event);
+                case "content_block_stop" -> blockStop(event);
                 case "message_delta" -> {
                     if (event.get("delta") instanceof Map<?, ?> delta && delta.get("stop_reason") instanceof String r) {
                         stopReason = r;
@@ -129,11 +132,10 @@ public final class AnthropicModelProvider implements ModelProvider {
                     Object message = event.get("error") instanceof Map<?, ?> e ? e.get("message") : event;
                     boolean overloaded = event.get("error") instanceof Map<?, ?> e
                             && "overloaded_error".equals(e.get("type"));
-                    fail(new UpstreamFailure(overloaded ? 529 : 502, true, overloaded, null,
-                            name + " reported: " + message));
+                    reportedError(overloaded ? 529 : 502, overloaded, message);
                 }
                 default -> {
-                    // ping, content_block_stop: nothing to pass on
+                    // ping: nothing to pass on
                 }
             }
         }
@@ -163,7 +165,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                 toolCalls(call);
             } else if (event.get("content_block") instanceof Map<?, ?> block && block.get("text") instanceof String t
                     && !t.isEmpty()) {
-                listener.onDelta(t);
+                delta(t);
             }
         }
 
@@ -172,12 +174,13 @@ public final class AnthropicModelProvider implements ModelProvider {
                 return;
             }
             if ("text_delta".equals(delta.get("type")) && delta.get("text") instanceof String text && !text.isEmpty()) {
-                listener.onDelta(text);
+                delta(text);
             } else if ("input_json_delta".equals(delta.get("type"))
                     && delta.get("partial_json") instanceof String partial) {
                 int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();
                 Integer toolIndex = toolIndexByBlock.get(blockIndex);
                 if (toolIndex != null && !partial.isEmpty()) {
+                    toolsWithArguments.add(toolIndex);
                     Map<String, Object> call = new LinkedHashMap<>();
                     call.put("index", toolIndex);
                     call.put("function", Map.of("arguments", partial));
@@ -186,9 +189,20 @@ public final class AnthropicModelProvider implements ModelProvider {
             }
         }
 
+        /** A tool called without input: its arguments are the empty object, as OpenAI sends them, never "". */
+        private void blockStop(Map<String, Object> event) {
+            Integer toolIndex = toolIndexByBlock.get(((Number) event.getOrDefault("index", 0)).intValue());
+            if (toolIndex != null && toolsWithArguments.add(toolIndex)) {
+                Map<String, Object> call = new LinkedHashMap<>();
+                call.put("index", toolIndex);
+                call.put("function", Map.of("arguments", "{}"));
+                toolCalls(call);
+            }
+        }
+
         private void toolCalls(Map<String, Object> call) {
             try {
-                listener.onToolCallDelta(json.writeValueAsString(List.of(call)));
+                toolCallDelta(json.writeValueAsString(List.of(call)));
             } catch (IOException e) {
                 fail(new UpstreamFailure(502, false, false, null, "cannot encode a tool call from " + name));
             }

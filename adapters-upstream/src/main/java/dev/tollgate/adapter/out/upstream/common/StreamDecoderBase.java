@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.application.port.out.ModelProvider;
+import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -15,10 +16,14 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     protected final ModelProvider.UpstreamListener listener;
     private boolean cancelled;
     private boolean finished;
+    private boolean produced;
 
-    protected StreamDecoderBase(String provider, ModelProvider.UpstreamListener listener) {
+    private final Clock clock;
+
+    protected StreamDecoderBase(String provider, ModelProvider.UpstreamListener listener, Clock clock) {
         this.provider = provider;
         this.listener = listener;
+        this.clock = clock;
     }
 
     /** How long to wait for a connection to the provider: {@code connect-timeout-ms}, default 5000. */
@@ -60,11 +65,19 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         if (!open()) {
             return;
         }
+        UpstreamErrors.log(provider, "answered HTTP " + status, body);
         boolean capacity = capacityStatus(status);
-        // Retryable: at capacity, a server error, or the provider's own request timeout (408).
+        String message = provider + " answered HTTP " + status;
+        if (UpstreamErrors.requestRejected(status)) {
+            String said = UpstreamErrors.providerMessage(body);
+            message += said.isEmpty() ? "" : ": " + said;
+        } else if (status == 401 || status == 403 || status == 404) {
+            message += " (the gateway's credentials or model name for this provider; see the gateway's log)";
+        }
+        // Retryable: at capacity, a server error, or the provider's own request timeout (408). A 401, 403 or 404
+        // is the gateway's configuration of this provider: another provider of the model is tried, this one not again.
         fail(new ModelProvider.UpstreamFailure(status, capacity || status >= 500 || status == 408, capacity,
-                StreamingExchange.retryAfter(retryAfter),
-                provider + " answered HTTP " + status + ": " + StreamingExchange.abbreviate(body)));
+                StreamingExchange.retryAfter(retryAfter, clock.instant()), message));
     }
 
     @Override
@@ -73,7 +86,10 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
             return;
         }
         Throwable cause = error.getCause() != null ? error.getCause() : error;
-        fail(new ModelProvider.UpstreamFailure(502, true, false, null, provider + " unreachable: " + cause));
+        UpstreamErrors.log(provider, "unreachable", cause.toString());
+        // The cause's kind only: its message may name internal hosts and addresses.
+        fail(new ModelProvider.UpstreamFailure(502, true, false, null, provider + " unreachable ("
+                + cause.getClass().getSimpleName() + ")"));
     }
 
     @Override
@@ -83,6 +99,29 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         }
         // Not retried: the same provider would most likely send the same again.
         fail(new ModelProvider.UpstreamFailure(502, false, false, null, provider + " sent " + what));
+    }
+
+    /** Passes on a piece of the answer's text. */
+    protected final void delta(String text) {
+        produced = true;
+        listener.onDelta(text);
+    }
+
+    /** Passes on a piece of the answer's tool calls. */
+    protected final void toolCallDelta(String toolCallsJson) {
+        produced = true;
+        listener.onToolCallDelta(toolCallsJson);
+    }
+
+    /**
+     * An error the provider reported inside its stream: like a 5xx, another provider may be tried — unless output
+     * was passed on already, which the client has and cannot be taken back.
+     */
+    protected final void reportedError(int status, boolean capacity, Object said) {
+        String text = String.valueOf(said);
+        UpstreamErrors.log(provider, "reported an error in its stream", text);
+        fail(new ModelProvider.UpstreamFailure(status, !produced, capacity && !produced, null, provider
+                + " reported: " + StreamingExchange.abbreviate(UpstreamErrors.mask(text))));
     }
 
     protected final void finish(String finishReason, dev.tollgate.domain.billing.TokenUsage usage) {

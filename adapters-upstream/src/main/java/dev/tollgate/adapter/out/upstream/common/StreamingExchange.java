@@ -1,6 +1,12 @@
 package dev.tollgate.adapter.out.upstream.common;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 
 /**
  * Upstream adapter support: what a provider's decoder of one streaming HTTP exchange ({@link UpstreamHttp}) hears,
@@ -30,17 +36,32 @@ public final class StreamingExchange {
         void cancelled();
     }
 
-    /** A positive {@code Retry-After} in seconds, or null (absent, zero, or an HTTP date). */
-    public static Duration retryAfter(String header) {
-        if (header == null) {
+    /**
+     * A positive {@code Retry-After} (RFC 9110: whole seconds or an HTTP date; fractional seconds, which some
+     * providers send, are rounded up so that nobody comes back early), or null when absent, not positive, or not
+     * readable.
+     */
+    public static Duration retryAfter(String header, Instant now) {
+        if (header == null || header.isBlank()) {
             return null;
         }
+        String value = header.strip();
+        Duration wait;
         try {
-            long seconds = Long.parseLong(header.strip());
-            return seconds > 0 ? Duration.ofSeconds(seconds) : null;
-        } catch (NumberFormatException e) {
-            return null;
+            BigDecimal seconds = new BigDecimal(value);
+            if (seconds.signum() <= 0 || seconds.compareTo(BigDecimal.valueOf(86_400L * 366)) > 0) {
+                return seconds.signum() <= 0 ? null : Duration.ofDays(366);
+            }
+            wait = Duration.ofMillis(seconds.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact());
+        } catch (NumberFormatException | ArithmeticException notSeconds) {
+            try {
+                wait = Duration.between(now, ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant());
+            } catch (DateTimeParseException notADate) {
+                return null;
+            }
         }
+        return wait.isNegative() || wait.isZero() ? null : wait;
     }
 
     /** An upstream error body, on one line and short enough for a message. */

@@ -49,6 +49,7 @@ import java.net.UnknownHostException;
 import java.net.URI;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -85,6 +86,7 @@ public final class UpstreamHttp implements AutoCloseable {
     private final Class<? extends Channel> channelType;
     private final boolean ownsGroup;
     private final Duration idleTimeout;
+    private final Clock clock;
     private final Map<Origin, ChannelPool> pools = new ConcurrentHashMap<>();
     private volatile SslContext ssl;
 
@@ -92,23 +94,31 @@ public final class UpstreamHttp implements AutoCloseable {
      * @param group       the event loops the connections live on
      * @param channelType the client socket channel type of that group's transport
      * @param idleTimeout how long an unused pooled connection stays open
+     * @param clock       the time an answer's {@code Retry-After} date is read against
      */
-    public UpstreamHttp(EventLoopGroup group, Class<? extends Channel> channelType, Duration idleTimeout) {
-        this(group, channelType, idleTimeout, false);
+    public UpstreamHttp(EventLoopGroup group, Class<? extends Channel> channelType, Duration idleTimeout,
+            Clock clock) {
+        this(group, channelType, idleTimeout, false, clock);
     }
 
     private UpstreamHttp(EventLoopGroup group, Class<? extends Channel> channelType, Duration idleTimeout,
-            boolean ownsGroup) {
+            boolean ownsGroup, Clock clock) {
         this.group = group;
         this.channelType = channelType;
         this.idleTimeout = idleTimeout;
         this.ownsGroup = ownsGroup;
+        this.clock = clock;
     }
 
     /** A client with an event loop of its own (tools and tests); {@link #close()} stops it. */
     public static UpstreamHttp standalone() {
         return new UpstreamHttp(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()),
-                NioSocketChannel.class, Duration.ofSeconds(30), true);
+                NioSocketChannel.class, Duration.ofSeconds(30), true, Clock.systemUTC());
+    }
+
+    /** The clock of the gateway, for what an upstream's answer says about time. */
+    public Clock clock() {
+        return clock;
     }
 
     /**

@@ -140,7 +140,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         private TokenUsage usage;
 
         StreamDecoder(UpstreamListener listener) {
-            super(name, listener);
+            super(name, listener, http.clock());
         }
 
         @Override
@@ -161,17 +161,17 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 return;
             }
             if (chunk.error() != null) {
-                fail(new UpstreamFailure(502, false, false, null, name + " reported: " + chunk.error()));
+                reportedError(502, false, chunk.error());
                 return;
             }
             if (chunk.hasUsage()) {
                 usage = new TokenUsage(chunk.promptTokens(), chunk.completionTokens());
             }
             if (chunk.content() != null && !chunk.content().isEmpty()) {
-                listener.onDelta(chunk.content());
+                delta(chunk.content());
             }
             if (chunk.toolCallsJson() != null && !chunk.toolCallsJson().equals("[]")) {
-                listener.onToolCallDelta(chunk.toolCallsJson());
+                toolCallDelta(chunk.toolCallsJson());
             }
             if (chunk.finishReason() != null) {
                 finishReason = chunk.finishReason();

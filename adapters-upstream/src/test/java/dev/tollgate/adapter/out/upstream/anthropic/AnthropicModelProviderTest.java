@@ -93,6 +93,17 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void aToolCalledWithoutInputHasTheEmptyObjectAsArguments() throws Exception {
+        handler.set(exchange -> sse(exchange, toolCallStream(List.of(""))));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals("tool_calls", recorder.finishReason);
+        String all = String.join("", recorder.toolCalls);
+        assertTrue(all.contains("\"arguments\":\"{}\""), "never \"\", which JSON.parse refuses: " + all);
+    }
+
+    @Test
     void aConversationWithSystemToolsAndToolResultsIsTranslated() throws Exception {
         JsonMapper json = JsonMapper.createDefault();
         List<ChatMessage> messages = List.of(

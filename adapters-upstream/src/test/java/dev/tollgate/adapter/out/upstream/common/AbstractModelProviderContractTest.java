@@ -23,6 +23,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -196,7 +197,7 @@ public abstract class AbstractModelProviderContractTest {
 
     @Test
     void aServerErrorIsRetryableAndABadRequestIsNot() throws Exception {
-        for (int status : new int[] {500, 503, 400, 404}) {
+        for (int status : new int[] {500, 503, 400, 422}) {
             handler.set(exchange -> exchange.sendResponseHeaders(status, -1));
             RecordingListener recorder = new RecordingListener();
             provider.call(ROUTE, REQUEST, 16, recorder);
@@ -204,6 +205,57 @@ public abstract class AbstractModelProviderContractTest {
             assertEquals(status, recorder.failure.status());
             assertEquals(status >= 500, recorder.failure.retryable(), "status " + status);
         }
+    }
+
+    @Test
+    void aRefusalOfTheGatewayItselfIsAProviderFaultAndItsBodyStaysInTheLog() throws Exception {
+        for (int status : new int[] {401, 403, 404}) {
+            handler.set(exchange -> {
+                byte[] body = ("{\"error\":{\"message\":\"Incorrect API key provided: sk-UPSTR****7890 at "
+                        + "http://10.0.0.5:8000/internal\"}}").getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(status, body.length);
+                exchange.getResponseBody().write(body);
+            });
+            RecordingListener recorder = new RecordingListener();
+            provider.call(ROUTE, REQUEST, 16, recorder);
+            recorder.await();
+            assertTrue(recorder.failure.providerFault(), "status " + status);
+            String message = recorder.failure.message();
+            assertTrue(message.contains("answered HTTP " + status), message);
+            assertFalse(message.contains("sk-UPSTR") || message.contains("10.0.0.5") || message.contains("Incorrect"),
+                    "what the provider said about the gateway's key is not the client's business: " + message);
+        }
+    }
+
+    @Test
+    void aRejectionOfTheRequestTellsTheClientWhatTheProviderSaidMasked() throws Exception {
+        handler.set(exchange -> {
+            byte[] body = ("{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens "
+                    + "(key sk-abcdefghijklmnop, see https://internal.example/docs)\",\"type\":\"invalid_request_error\"}}")
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(400, body.length);
+            exchange.getResponseBody().write(body);
+        });
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        String message = recorder.failure.message();
+        assertTrue(message.contains("maximum context length is 8192 tokens"), message);
+        assertFalse(message.contains("sk-abcdefghijklmnop") || message.contains("internal.example"), message);
+        assertFalse(recorder.failure.retryable() || recorder.failure.providerFault());
+    }
+
+    @Test
+    void retryAfterIsReadAsSecondsFractionsRoundedUpOrAnHttpDate() {
+        Instant now = Instant.parse("2026-11-27T10:00:00Z");
+        assertEquals(Duration.ofSeconds(7), StreamingExchange.retryAfter("7", now));
+        assertEquals(Duration.ofMillis(1500), StreamingExchange.retryAfter(" 1.5 ", now));
+        assertEquals(Duration.ofSeconds(30), StreamingExchange.retryAfter("Fri, 27 Nov 2026 10:00:30 GMT", now));
+        assertNull(StreamingExchange.retryAfter("Fri, 27 Nov 2026 09:59:00 GMT", now), "a date past is no wait");
+        assertNull(StreamingExchange.retryAfter("0", now));
+        assertNull(StreamingExchange.retryAfter("-3", now));
+        assertNull(StreamingExchange.retryAfter("soon", now));
+        assertNull(StreamingExchange.retryAfter(null, now));
     }
 
     @Test

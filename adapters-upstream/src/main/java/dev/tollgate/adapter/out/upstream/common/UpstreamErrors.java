@@ -1,0 +1,65 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import dev.tollgate.domain.completion.JsonStrings;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a provider's failure may tell the client, and what only the operator's log gets. A client learns the
+ * provider's name (it is in the model list and the ledger) and the status; for a rejection of the request itself
+ * (400, 413, 422: the client can change something) also the provider's own error message, with whatever looks like
+ * a credential, a URL or an address masked. The body as the provider sent it — which may quote the gateway's key,
+ * internal host names or addresses — goes to the log only, masked the same way.
+ */
+public final class UpstreamErrors {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamErrors.class);
+
+    private static final Pattern BEARER = Pattern.compile("(?i)\\b(bearer|basic)\\s+[^\\s\"',}]+");
+    private static final Pattern KEY = Pattern.compile("\\b(sk|pk|rk|gp|gpm|key|api)[-_][A-Za-z0-9_*.\\-]{6,}");
+    private static final Pattern LONG_TOKEN = Pattern.compile("\\b[A-Za-z0-9_\\-]{32,}\\b");
+    private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*://[^\\s\"'<>]+");
+    private static final Pattern IPV4 = Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?\\b");
+    private static final Set<String> MESSAGE = Set.of("message");
+
+    private UpstreamErrors() {
+    }
+
+    /** The text with credentials, URLs and IP addresses in it masked. */
+    public static String mask(String text) {
+        String masked = BEARER.matcher(text).replaceAll("$1 [masked]");
+        masked = KEY.matcher(masked).replaceAll("[key]");
+        masked = URL.matcher(masked).replaceAll("[url]");
+        masked = IPV4.matcher(masked).replaceAll("[address]");
+        return LONG_TOKEN.matcher(masked).replaceAll("[token]");
+    }
+
+    /** Whether a status is the provider refusing the request as the client made it (it can change something). */
+    public static boolean requestRejected(int status) {
+        return status == 400 || status == 413 || status == 422;
+    }
+
+    /** The provider's own error message from a JSON error body ({@code error.message}), masked; "" if none. */
+    public static String providerMessage(String body) {
+        if (body == null || body.isBlank()) {
+            return "";
+        }
+        String message;
+        try {
+            message = JsonStrings.memberValues(body, MESSAGE);
+        } catch (IllegalArgumentException notJson) {
+            return "";
+        }
+        return StreamingExchange.abbreviate(mask(message));
+    }
+
+    /** One warning line for the operator: what the provider said, masked and abbreviated. */
+    public static void log(String provider, String what, String detail) {
+        if (LOG.isWarnEnabled()) {
+            LOG.warn("Upstream {} {}{}", provider, what,
+                    detail == null || detail.isBlank() ? "" : ": " + StreamingExchange.abbreviate(mask(detail)));
+        }
+    }
+}
