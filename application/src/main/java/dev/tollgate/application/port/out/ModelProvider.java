@@ -36,7 +36,10 @@ public interface ModelProvider {
 
     /** Events of one upstream call. */
     interface UpstreamListener {
-        /** The first byte of the answer arrived. */
+        /**
+         * Bytes of the answer arrived: the first time, the answer began; after that the provider is not silent,
+         * whether or not they hold output (a keep-alive comment, a ping event) — the idle timeout counts from here.
+         */
         void onFirstByte();
 
         void onDelta(String text);

@@ -1274,6 +1274,21 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void keepAlivesWithoutOutputAreNotSilence() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            for (int i = 0; i < 5; i++) {
+                timers.advance(Duration.ofSeconds(15));
+                call.firstByte(); // bytes of a keep-alive comment or a ping: no output
+            }
+            assertNull(started.observer().failure, "75 s of keep-alives against a 20 s idle timeout");
+            call.delta(" b");
+            call.finish("stop", new TokenUsage(3, 2));
+            assertEquals("stop", started.observer().result.finishReason());
+        }
+
+        @Test
         void anUpstreamThatStartedAnsweringThenWentSilentEndsTheRequestWithoutFallingBack() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
