@@ -75,7 +75,14 @@ import javax.net.ssl.SSLParameters;
 public final class UpstreamHttp implements AutoCloseable {
 
     private static final int MAX_ERROR_BODY = 64 * 1024;
-    private static final int MAX_STALE_RETRIES = 4;
+    /**
+     * A kept-alive connection that closes before answering is taken for one the server had closed while it lay idle
+     * (its keep-alive timeout), and the request is sent once more — only when it lay idle this long: a connection
+     * used a moment ago that closes on the request is a server that got the request and failed, and resending it
+     * would multiply the provider's work beyond the retry policy (§7.2).
+     */
+    private static final long STALE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final AttributeKey<Long> IDLE_SINCE = AttributeKey.valueOf("tollgate.upstream.idle-since");
     private static final AttributeKey<Integer> USES = AttributeKey.valueOf("tollgate.upstream.uses");
     private static final String EXCHANGE = "exchange";
 
@@ -320,7 +327,8 @@ public final class UpstreamHttp implements AutoCloseable {
         private void send(Channel ch) {
             int uses = ch.attr(USES).get() + 1;
             ch.attr(USES).set(uses);
-            reused = uses > 1;
+            Long idleSince = ch.attr(IDLE_SINCE).get();
+            reused = uses > 1 && idleSince != null && System.nanoTime() - idleSince >= STALE_AFTER_NANOS;
             answered = false;
             failure = null;
             channel = ch;
@@ -444,6 +452,7 @@ public final class UpstreamHttp implements AutoCloseable {
             Channel ch = ctx.channel();
             ctx.pipeline().remove(this);
             if (keepAlive && !cancelled) {
+                ch.attr(IDLE_SINCE).set(System.nanoTime());
                 pool.release(ch);
             } else {
                 ch.close();
@@ -469,8 +478,8 @@ public final class UpstreamHttp implements AutoCloseable {
             if (finished || cancelled) {
                 return;
             }
-            if (!answered && reused && staleRetries < MAX_STALE_RETRIES) {
-                // A kept-alive connection the server had closed: the request never reached it. Send it again.
+            if (!answered && reused && staleRetries == 0) {
+                // A kept-alive connection the server had closed while idle: the request never reached it. Once more.
                 staleRetries++;
                 ctx.pipeline().remove(this);
                 start();

@@ -183,11 +183,47 @@ class UpstreamHttpTest {
         Lines first = new Lines();
         post(first);
         first.await();
+        Thread.sleep(1_100); // idle long enough for a server's keep-alive timeout to have closed it
         Lines second = new Lines();
         post(second);
         second.await();
         assertNull(second.failure, "the call was sent again on a new connection");
         assertEquals(List.of("data: second", ""), second.lines);
+    }
+
+    @Test
+    void aConnectionUsedAMomentAgoThatClosesOnTheRequestIsAFailureNotAResend() throws Exception {
+        AtomicInteger requests = new AtomicInteger();
+        Thread serving = new Thread(() -> {
+            try (Socket first = server.accept()) {
+                BufferedReader in = reader(first);
+                readRequest(in);
+                requests.incrementAndGet();
+                answer(first.getOutputStream(), "data: first\n\n");
+                if (readRequest(in) != null) { // got the request, then fails without answering
+                    requests.incrementAndGet();
+                }
+            } catch (IOException ignored) {
+                // closed
+            }
+            try (Socket other = server.accept()) {
+                if (readRequest(reader(other)) != null) {
+                    requests.incrementAndGet();
+                }
+            } catch (IOException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines first = new Lines();
+        post(first);
+        first.await();
+        Lines second = new Lines();
+        post(second);
+        second.await();
+        assertNotNull(second.failure, "reported to the retry policy, which counts it");
+        Thread.sleep(200);
+        assertEquals(2, requests.get(), "the provider got the request once, not again behind the policy's back");
     }
 
     @Test
