@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.common;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,16 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * Upstream adapter support: cuts an HTTP body into lines (LF or CRLF) as its bytes arrive, for SSE. A line longer
+ * Upstream adapter support: cuts an HTTP body into lines (LF, CRLF or CR, as SSE allows) as its bytes arrive. A line longer
  * than {@value #MAX_LINE} bytes is refused instead of growing without bound (G15). Not thread-safe: one body, read
  * on one event loop.
  */
-final class SseLineSplitter {
+public final class SseLineSplitter {
 
-    static final int MAX_LINE = 1 << 20;
+    public static final int MAX_LINE = 1 << 20;
 
     private final Consumer<String> lines;
     private final ByteArrayOutputStream current = new ByteArrayOutputStream();
+    private boolean afterCr;
 
     SseLineSplitter(Consumer<String> lines) {
         this.lines = lines;
@@ -26,8 +28,16 @@ final class SseLineSplitter {
     /** Passes on every line {@code bytes} completes; false when a line grew beyond {@value #MAX_LINE} bytes. */
     boolean feed(ByteBuf bytes) {
         while (bytes.isReadable()) {
-            int lf = bytes.indexOf(bytes.readerIndex(), bytes.writerIndex(), (byte) '\n');
-            int length = (lf < 0 ? bytes.writerIndex() : lf) - bytes.readerIndex();
+            if (afterCr) {
+                // A CR ended the last line: a LF right after it (perhaps in this next piece) belongs to it.
+                afterCr = false;
+                if (bytes.getByte(bytes.readerIndex()) == '\n') {
+                    bytes.skipBytes(1);
+                    continue;
+                }
+            }
+            int end = bytes.forEachByte(ByteProcessor.FIND_CRLF);
+            int length = (end < 0 ? bytes.writerIndex() : end) - bytes.readerIndex();
             if (current.size() + length > MAX_LINE) {
                 return false;
             }
@@ -36,10 +46,10 @@ final class SseLineSplitter {
             } catch (IOException e) {
                 throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
             }
-            if (lf < 0) {
+            if (end < 0) {
                 return true;
             }
-            bytes.skipBytes(1);
+            afterCr = bytes.readByte() == '\r';
             emit();
         }
         return true;
@@ -55,6 +65,6 @@ final class SseLineSplitter {
     private void emit() {
         String line = current.toString(StandardCharsets.UTF_8);
         current.reset();
-        lines.accept(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
+        lines.accept(line);
     }
 }

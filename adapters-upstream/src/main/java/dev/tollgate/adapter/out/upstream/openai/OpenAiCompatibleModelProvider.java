@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.openai;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.SseLineSplitter;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
@@ -138,6 +139,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     private final class StreamDecoder extends StreamDecoderBase {
         private String finishReason;
         private TokenUsage usage;
+        /** The data lines of the current event while they do not make a chunk yet. */
+        private StringBuilder pending;
 
         StreamDecoder(UpstreamListener listener) {
             super(name, listener, http.clock());
@@ -145,11 +148,22 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
         @Override
         public synchronized void line(String line) {
-            if (!open() || !line.startsWith("data:")) {
-                return; // comments, event names, keep-alives
+            if (!open()) {
+                return;
+            }
+            if (line.isEmpty() && pending != null) {
+                // The event ended and its data lines still make no chunk.
+                fail(new UpstreamFailure(502, false, false, null, "unreadable chunk from " + name));
+                return;
+            }
+            if (!line.startsWith("data:")) {
+                return; // comments, event names, keep-alives, the blank line after an event
             }
             String data = line.substring(5).strip();
-            if (data.equals("[DONE]")) {
+            if (pending != null) {
+                // SSE joins the data lines of one event with a line feed: a chunk may come over several.
+                data = pending.append('\n').append(data).toString();
+            } else if (data.equals("[DONE]")) {
                 finish(finishReason == null ? "stop" : finishReason, usage);
                 return;
             }
@@ -157,9 +171,14 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             try {
                 chunk = OpenAiChunk.read(data);
             } catch (IOException e) {
-                fail(new UpstreamFailure(502, false, false, null, "unreadable chunk from " + name));
+                if (data.length() > SseLineSplitter.MAX_LINE) {
+                    malformed("an event longer than " + SseLineSplitter.MAX_LINE + " bytes (the gateway's limit)");
+                } else if (pending == null) {
+                    pending = new StringBuilder(data); // perhaps the first line of several: read on
+                }
                 return;
             }
+            pending = null;
             if (chunk.error() != null) {
                 reportedError(502, false, chunk.error());
                 return;

@@ -134,6 +134,20 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     }
 
     @Test
+    void aChunkOverSeveralDataLinesIsOneChunk() throws Exception {
+        String role = "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}";
+        String split = "{\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"one\"},\"finish_reason\":null}]}";
+        handler.set(exchange -> sse(exchange, List.of(role, split, textPiece(" two"),
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertNull(recorder.failure);
+        assertEquals(List.of("one", " two"), recorder.deltas);
+        assertEquals("stop", recorder.finishReason);
+    }
+
+    @Test
     void anUnreadableChunkIsAFailure() throws Exception {
         handler.set(exchange -> sse(exchange, List.of(textPiece("par"), "{\"choices\":[", "[DONE]")));
         RecordingListener recorder = new RecordingListener();
