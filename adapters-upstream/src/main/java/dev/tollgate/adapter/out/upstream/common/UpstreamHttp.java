@@ -53,6 +53,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -406,6 +407,15 @@ public final class UpstreamHttp implements AutoCloseable {
                     status = response.status().code();
                     retryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
                     keepAlive = HttpUtil.isKeepAlive(response);
+                    String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
+                    if (status == 200 && type != null && type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+                        // A whole answer where a stream was asked for: not read as one, and not asked again (it
+                        // would answer the same, at the provider's cost each time).
+                        finished = true;
+                        ctx.close();
+                        decoder.malformed("a JSON answer (" + type + ") where an event stream was asked for");
+                        return;
+                    }
                     if (status == 200) {
                         listener.onFirstByte();
                     } else {

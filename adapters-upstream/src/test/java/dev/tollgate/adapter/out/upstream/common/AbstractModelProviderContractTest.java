@@ -259,6 +259,22 @@ public abstract class AbstractModelProviderContractTest {
     }
 
     @Test
+    void aWholeJsonAnswerWhereAStreamWasAskedForIsReportedNotRetried() throws Exception {
+        handler.set(exchange -> {
+            byte[] body = "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[]}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+        });
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertNotNull(recorder.failure);
+        assertFalse(recorder.failure.retryable(), "it would answer the same again, at the provider's cost");
+        assertTrue(recorder.failure.message().contains("JSON answer"), recorder.failure.message());
+    }
+
+    @Test
     void anUnreachableUpstreamIsARetryableFailure() throws Exception {
         int port = server.getAddress().getPort();
         server.stop(0);
