@@ -297,6 +297,21 @@ final class CompletionRun implements RunningCompletion {
                 : new TokenUsage(reported.promptTokens(), ctx.maxTokens());
     }
 
+    /**
+     * A provider's usage, except where it says zero of something it certainly had: the prompt sent, output the
+     * client received. Those zeros are counted instead, so an upstream reporting {@code {0, 0}} does not make its
+     * answers free.
+     */
+    private TokenUsage plausible(TokenUsage reported) {
+        long prompt = reported.promptTokens() == 0 ? ctx.promptTokens() : reported.promptTokens();
+        long completion = reported.completionTokens();
+        if (completion == 0 && !delivered.counted().isBlank()) {
+            completion = partialUsage().completionTokens();
+        }
+        return prompt == reported.promptTokens() && completion == reported.completionTokens() ? reported
+                : new TokenUsage(prompt, completion);
+    }
+
     private TokenUsage partialUsage() {
         String counted = delivered.counted();
         long completion = counted.isEmpty() ? 0 : ctx.tokens().countText(counted);
@@ -416,7 +431,7 @@ final class CompletionRun implements RunningCompletion {
                 onFirstByte();
                 done = true;
                 cancelTimers();
-                TokenUsage usage = reportedUsage != null ? withinAllowance(reportedUsage) : partialUsage();
+                TokenUsage usage = reportedUsage != null ? withinAllowance(plausible(reportedUsage)) : partialUsage();
                 Usd charged = charge(usage, "completed");
                 observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
                 settle(usage, "completed", charged);

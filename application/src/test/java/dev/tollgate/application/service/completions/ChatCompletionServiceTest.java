@@ -1065,6 +1065,21 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aUsageOfZeroForWhatWasCertainlySentAndDeliveredIsCountedInstead() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("one two three");
+            call.finish("stop", new TokenUsage(0, 0));
+
+            assertEquals(new TokenUsage(3, 3), settledRow(started.requestId()).usage(), "not free");
+            Started honest = start("test/solo", 100);
+            ScriptedModelProvider.Call other = alpha.lastCall();
+            other.firstByte().delta("one two three");
+            other.finish("stop", new TokenUsage(9, 4));
+            assertEquals(new TokenUsage(9, 4), settledRow(honest.requestId()).usage(), "a plausible usage stands");
+        }
+
+        @Test
         void eventsOfAnAbandonedAttemptAreIgnored() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call stale = alpha.onlyCall();
