@@ -150,6 +150,19 @@ class BadInputE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void aHeadAnswerHasTheHeadersOfItsGet() {
+        String gpm = readWriteKey();
+        String gp = (String) createKey(gpm, "{\"name\":\"k\"}").json().get("key");
+        for (String[] route : new String[][] {{"/api/v1/keys", gpm}, {"/v1/models", gp},
+                {"/v1/models/tollgate/simulator-priced", gp}}) {
+            Reply head = exchange(typed("HEAD", route[0], route[1], null, null));
+            assertEquals(200, head.status(), route[0]);
+            assertTrue(head.header("content-type").startsWith("application/json"), route[0] + ": "
+                    + head.raw().headers().map());
+        }
+    }
+
+    @Test
     void managementBodiesMustBeDeclaredJson() {
         String gpm = readWriteKey();
         String hash = (String) createKey(gpm, "{\"name\":\"typed\"}").data().get("hash");

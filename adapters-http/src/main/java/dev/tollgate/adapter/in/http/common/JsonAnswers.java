@@ -1,5 +1,7 @@
 package dev.tollgate.adapter.in.http.common;
 
+import io.micronaut.http.HttpMethod;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.ResponseFilter;
@@ -15,9 +17,12 @@ import io.micronaut.http.annotation.ServerFilter;
 public final class JsonAnswers {
 
     @ResponseFilter
-    public void label(MutableHttpResponse<?> response) {
+    public void label(HttpRequest<?> request, MutableHttpResponse<?> response) {
         MediaType type = response.getContentType().orElse(null);
-        if (response.body() != null && (type == null || type.getType().equals("*") || type.getSubtype().equals("*"))) {
+        // A HEAD answer has no body, but the headers of the GET it stands for (RFC 9110 §9.3.2).
+        boolean head = request.getMethod() == HttpMethod.HEAD && response.code() < 300;
+        if ((response.body() != null || head)
+                && (type == null || type.getType().equals("*") || type.getSubtype().equals("*"))) {
             response.contentType(MediaType.APPLICATION_JSON_TYPE);
         }
     }
