@@ -158,6 +158,11 @@ public final class ScriptedModelProvider implements ModelProvider {
             return this;
         }
 
+        public synchronized Call logprobs(String contentJson) {
+            listener.onLogprobs(contentJson);
+            return this;
+        }
+
         public synchronized void finish(String reason, TokenUsage reportedUsage) {
             listener.onFinish(reason, reportedUsage);
         }

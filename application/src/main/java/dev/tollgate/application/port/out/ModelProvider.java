@@ -50,6 +50,14 @@ public interface ModelProvider {
          */
         void onToolCallDelta(String toolCallsJson);
 
+        /**
+         * Token log probabilities the provider sent for the output that comes next, when the request asked for them:
+         * the entries of OpenAI's {@code logprobs.content} array as a JSON array ({@code token}, {@code logprob},
+         * {@code bytes}, {@code top_logprobs}), passed through as they are.
+         */
+        default void onLogprobs(String contentJson) {
+        }
+
         /** @param reportedUsage the provider's own token counts, or {@code null} when it reported none */
         void onFinish(String finishReason, TokenUsage reportedUsage);
 

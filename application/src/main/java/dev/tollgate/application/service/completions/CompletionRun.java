@@ -423,6 +423,15 @@ final class CompletionRun implements RunningCompletion {
         }
 
         @Override
+        public void onLogprobs(String contentJson) {
+            synchronized (CompletionRun.this) {
+                if (!done && this == current && ctx.request().logprobs()) {
+                    observer.onLogprobs(contentJson);
+                }
+            }
+        }
+
+        @Override
         public void onFinish(String finishReason, TokenUsage reportedUsage) {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {

@@ -115,7 +115,11 @@ class ChatCompletionServiceTest {
     private final ManualScheduler timers = new ManualScheduler();
     private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("ab".repeat(32)),
             AccountId.newId());
-    private final List<CatalogModel> catalog = new ArrayList<>(List.of(SOLO, PAIR, TOOLS_ON_SECOND, CHEAP));
+    /** One route (alpha) that sends log probabilities. */
+    private static final CatalogModel WITH_LOGPROBS = model("test/logprobs", 1000, 200,
+            route("alpha", "alpha-logprobs", 1_000_000, 3_000_000, new ModelCapabilities(false, false, true, false)));
+    private final List<CatalogModel> catalog = new ArrayList<>(List.of(SOLO, PAIR, TOOLS_ON_SECOND, CHEAP,
+            WITH_LOGPROBS));
     private CompletionSettings settings = new CompletionSettings(Duration.ofSeconds(30), Duration.ofSeconds(20),
             Duration.ofMinutes(15), 2, Duration.ofSeconds(1), Duration.ofSeconds(8));
     private ScheduledExecutorService realTimers;
@@ -210,6 +214,11 @@ class ChatCompletionServiceTest {
         @Override
         public void onToolCallDelta(String toolCallsJson) {
             events.add("tool_calls");
+        }
+
+        @Override
+        public void onLogprobs(String contentJson) {
+            events.add("logprobs");
         }
 
         @Override
@@ -1077,6 +1086,22 @@ class ChatCompletionServiceTest {
             other.firstByte().delta("one two three");
             other.finish("stop", new TokenUsage(9, 4));
             assertEquals(new TokenUsage(9, 4), settledRow(honest.requestId()).usage(), "a plausible usage stands");
+        }
+
+        @Test
+        void logProbabilitiesReachTheClientOnlyWhenItAskedForThem() {
+            Started asked = start(withLogprobs(request("test/logprobs", PROMPT, 10)));
+            ScriptedModelProvider.Call call = alpha.lastCall();
+            call.firstByte().logprobs("[{\"token\":\"a\",\"logprob\":-0.5,\"top_logprobs\":[]}]").delta("a");
+            call.finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:alpha", "logprobs", "delta", "complete"), asked.observer().events);
+
+            Started plain = start(request("test/logprobs", PROMPT, 10));
+            ScriptedModelProvider.Call other = alpha.lastCall();
+            other.firstByte().logprobs("[{\"token\":\"a\",\"logprob\":-0.5,\"top_logprobs\":[]}]").delta("a");
+            other.finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:alpha", "delta", "complete"), plain.observer().events,
+                    "a provider sending them unasked does not put them in the answer");
         }
 
         @Test

@@ -29,7 +29,12 @@ final class ChunkWriter {
         this.model = model;
     }
 
-    Map<String, Object> completion(String text, List<Map<String, Object>> toolCalls, CompletionResult result) {
+    /**
+     * @param logprobs the {@code logprobs.content} entries the provider sent, or null when none were asked for or
+     *                 sent
+     */
+    Map<String, Object> completion(String text, List<Map<String, Object>> toolCalls, List<Object> logprobs,
+            CompletionResult result) {
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("role", "assistant");
         message.put("content", text.isEmpty() && !toolCalls.isEmpty() ? null : text);
@@ -40,7 +45,7 @@ final class ChunkWriter {
         Map<String, Object> choice = new LinkedHashMap<>();
         choice.put("index", 0);
         choice.put("message", message);
-        choice.put("logprobs", null);
+        choice.put("logprobs", logprobs == null ? null : logprobs(logprobs));
         choice.put("finish_reason", result.finishReason());
         Map<String, Object> body = envelope("chat.completion");
         body.put("choices", List.of(choice));
@@ -56,10 +61,23 @@ final class ChunkWriter {
         return chunk(delta, null);
     }
 
-    String textChunk(String text) {
+    /** @param logprobsJson the log probabilities of this text ({@code logprobs.content} entries), or null */
+    String textChunk(String text, String logprobsJson) {
         Map<String, Object> delta = new LinkedHashMap<>();
         delta.put("content", text);
-        return chunk(delta, null);
+        return chunk(delta, null, logprobsJson);
+    }
+
+    /** Log probabilities that came with no text after them (before the finish): a chunk of their own. */
+    String logprobsChunk(String logprobsJson) {
+        return chunk(new LinkedHashMap<>(), null, logprobsJson);
+    }
+
+    private Map<String, Object> logprobs(List<Object> content) {
+        Map<String, Object> logprobs = new LinkedHashMap<>();
+        logprobs.put("content", content);
+        logprobs.put("refusal", null);
+        return logprobs;
     }
 
     String toolCallChunk(String toolCallsJson) {
@@ -75,6 +93,11 @@ final class ChunkWriter {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Parses a JSON array the gateway passes through (log probabilities). */
+    List<Object> readList(String rawJson) {
+        return read(rawJson) instanceof List<?> list ? new ArrayList<>(list) : new ArrayList<>();
     }
 
     String finishChunk(String finishReason) {
@@ -99,9 +122,16 @@ final class ChunkWriter {
     }
 
     private String chunk(Map<String, Object> delta, String finishReason) {
+        return chunk(delta, finishReason, null);
+    }
+
+    private String chunk(Map<String, Object> delta, String finishReason, String logprobsJson) {
         Map<String, Object> choice = new LinkedHashMap<>();
         choice.put("index", 0);
         choice.put("delta", delta);
+        if (logprobsJson != null) {
+            choice.put("logprobs", logprobs(readList(logprobsJson)));
+        }
         choice.put("finish_reason", finishReason);
         Map<String, Object> body = envelope("chat.completion.chunk");
         body.put("choices", List.of(choice));

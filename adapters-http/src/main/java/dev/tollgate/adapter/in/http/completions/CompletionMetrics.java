@@ -66,6 +66,11 @@ public final class CompletionMetrics {
             }
 
             @Override
+            public void onLogprobs(String contentJson) {
+                delegate.onLogprobs(contentJson);
+            }
+
+            @Override
             public void onComplete(CompletionResult result) {
                 Timer.builder("tollgate.completion.duration").tag("model", model).register(registry)
                         .record(Duration.ofNanos(System.nanoTime() - start));

@@ -19,6 +19,8 @@ import io.micronaut.json.JsonMapper;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -74,6 +76,8 @@ public final class CompletionResponses {
         private final Clock clock;
         private final StringBuilder text = new StringBuilder();
         private final ToolCallAssembler toolCalls = new ToolCallAssembler();
+        /** The log probabilities of the answer, in order; null unless the provider sent some. */
+        private List<Object> logprobs;
         private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
 
         JsonCollector(ChunkWriter chunks, HttpRequest<?> request, Clock clock) {
@@ -107,9 +111,17 @@ public final class CompletionResponses {
         }
 
         @Override
+        public void onLogprobs(String contentJson) {
+            if (logprobs == null) {
+                logprobs = new ArrayList<>();
+            }
+            logprobs.addAll(chunks.readList(contentJson));
+        }
+
+        @Override
         public void onComplete(CompletionResult result) {
-            response.complete(HttpResponse.ok(chunks.completion(text.toString(), toolCalls.toolCalls(), result))
-                    .contentType(MediaType.APPLICATION_JSON_TYPE));
+            response.complete(HttpResponse.ok(chunks.completion(text.toString(), toolCalls.toolCalls(), logprobs,
+                    result)).contentType(MediaType.APPLICATION_JSON_TYPE));
         }
 
         @Override

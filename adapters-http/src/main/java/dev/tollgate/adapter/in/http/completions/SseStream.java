@@ -45,6 +45,8 @@ final class SseStream implements CompletionObserver {
     private boolean committed;
     private boolean roleSent;
     private boolean ended;
+    /** Log probabilities waiting for the text they belong to (a JSON array), or null. */
+    private String pendingLogprobs;
 
     /**
      * @param timers runs the keep-alive timer; a timer queue that always holds an earlier deadline (see the
@@ -148,13 +150,23 @@ final class SseStream implements CompletionObserver {
     }
 
     @Override
+    public synchronized void onLogprobs(String contentJson) {
+        if (!ended) {
+            // Sent with the text they belong to, which comes next.
+            pendingLogprobs = pendingLogprobs == null ? contentJson
+                    : pendingLogprobs.substring(0, pendingLogprobs.length() - 1) + "," + contentJson.substring(1);
+        }
+    }
+
+    @Override
     public synchronized void onDelta(String text) {
         if (ended) {
             return;
         }
         commit();
         sendRole();
-        data(chunks.textChunk(text));
+        data(chunks.textChunk(text, pendingLogprobs));
+        pendingLogprobs = null;
     }
 
     @Override
@@ -174,6 +186,10 @@ final class SseStream implements CompletionObserver {
         }
         commit();
         sendRole();
+        if (pendingLogprobs != null) {
+            data(chunks.logprobsChunk(pendingLogprobs));
+            pendingLogprobs = null;
+        }
         data(chunks.finishChunk(result.finishReason()));
         data(chunks.usageChunk(result));
         data("[DONE]");

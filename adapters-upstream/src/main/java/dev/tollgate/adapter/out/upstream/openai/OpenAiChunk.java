@@ -9,10 +9,10 @@ import java.io.StringWriter;
 
 /**
  * Upstream adapter support: what the gateway reads from one chunk of an OpenAI-compatible stream (the JSON of one
- * {@code data:} line) — the first choice's content and tool-call deltas and finish reason, the usage, a reported
- * error — read in one pass over the text with Jackson's streaming parser, everything else skipped unread. A chunk
- * arrives for every few tokens of every answer; building a map tree of each took a third of the gateway's CPU at
- * concurrency 1 (docs/performance.md).
+ * {@code data:} line) — the first choice's content and tool-call deltas, log probabilities and finish reason, the
+ * usage, a reported error — read in one pass over the text with Jackson's streaming parser, everything else skipped
+ * unread. A chunk arrives for every few tokens of every answer; building a map tree of each took a third of the
+ * gateway's CPU at concurrency 1 (docs/performance.md).
  *
  * @param error           the {@code error} object's {@code message} ({@code "null"} without one), or null when
  *                        the chunk reports no error
@@ -21,9 +21,10 @@ import java.io.StringWriter;
  * @param finishReason    the first choice's {@code finish_reason}, or null
  * @param promptTokens    {@code usage.prompt_tokens}, or -1 when the chunk carries no complete usage
  * @param completionTokens {@code usage.completion_tokens}, or -1 likewise
+ * @param logprobsJson    the first choice's {@code logprobs.content} array as compact JSON, or null
  */
 record OpenAiChunk(String error, String content, String toolCallsJson, String finishReason, long promptTokens,
-        long completionTokens) {
+        long completionTokens, String logprobsJson) {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
@@ -62,6 +63,7 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
         private String finishReason;
         private long promptTokens = -1;
         private long completionTokens = -1;
+        private String logprobsJson;
 
         void error(JsonParser parser, JsonToken value) throws IOException {
             if (value != JsonToken.START_OBJECT) {
@@ -129,10 +131,32 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                     delta(parser);
                 } else if (field.equals("finish_reason") && token == JsonToken.VALUE_STRING) {
                     finishReason = parser.getText();
+                } else if (field.equals("logprobs") && token == JsonToken.START_OBJECT) {
+                    logprobs(parser);
                 } else {
                     parser.skipChildren();
                 }
             }
+        }
+
+        private void logprobs(JsonParser parser) throws IOException {
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (field.equals("content") && token == JsonToken.START_ARRAY) {
+                    logprobsJson = copy(parser);
+                } else {
+                    parser.skipChildren();
+                }
+            }
+        }
+
+        private static String copy(JsonParser parser) throws IOException {
+            StringWriter copy = new StringWriter();
+            try (JsonGenerator generator = JSON.createGenerator(copy)) {
+                generator.copyCurrentStructure(parser);
+            }
+            return copy.toString();
         }
 
         private void delta(JsonParser parser) throws IOException {
@@ -142,11 +166,7 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 if (field.equals("content") && token == JsonToken.VALUE_STRING) {
                     content = parser.getText();
                 } else if (field.equals("tool_calls") && token == JsonToken.START_ARRAY) {
-                    StringWriter copy = new StringWriter();
-                    try (JsonGenerator generator = JSON.createGenerator(copy)) {
-                        generator.copyCurrentStructure(parser);
-                    }
-                    toolCallsJson = copy.toString();
+                    toolCallsJson = copy(parser);
                 } else {
                     parser.skipChildren();
                 }
@@ -154,7 +174,8 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
         }
 
         OpenAiChunk build() {
-            return new OpenAiChunk(error, content, toolCallsJson, finishReason, promptTokens, completionTokens);
+            return new OpenAiChunk(error, content, toolCallsJson, finishReason, promptTokens, completionTokens,
+                    logprobsJson);
         }
     }
 }

@@ -186,6 +186,9 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             if (chunk.hasUsage()) {
                 usage = new TokenUsage(chunk.promptTokens(), chunk.completionTokens());
             }
+            if (chunk.logprobsJson() != null && !chunk.logprobsJson().equals("[]")) {
+                listener.onLogprobs(chunk.logprobsJson()); // before the output they belong to
+            }
             if (chunk.content() != null && !chunk.content().isEmpty()) {
                 delta(chunk.content());
             }

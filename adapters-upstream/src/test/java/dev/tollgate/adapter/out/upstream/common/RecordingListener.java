@@ -14,6 +14,7 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
 
     public final List<String> deltas = new CopyOnWriteArrayList<>();
     public final List<String> toolCalls = new CopyOnWriteArrayList<>();
+    public final List<String> logprobs = new CopyOnWriteArrayList<>();
     public final CountDownLatch done = new CountDownLatch(1);
     public volatile boolean firstByte;
     public volatile String finishReason;
@@ -33,6 +34,11 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     @Override
     public void onToolCallDelta(String toolCallsJson) {
         toolCalls.add(toolCallsJson);
+    }
+
+    @Override
+    public void onLogprobs(String contentJson) {
+        logprobs.add(contentJson);
     }
 
     @Override

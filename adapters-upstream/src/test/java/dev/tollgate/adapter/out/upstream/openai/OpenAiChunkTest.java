@@ -24,6 +24,8 @@ class OpenAiChunkTest {
         assertNull(chunk.toolCallsJson());
         assertNull(chunk.error());
         assertFalse(chunk.hasUsage());
+        assertEquals("[{\"token\":\"a\",\"logprob\":-0.1,\"top_logprobs\":[]}]", chunk.logprobsJson(),
+                "the first choice's log probabilities, as sent");
     }
 
     @Test

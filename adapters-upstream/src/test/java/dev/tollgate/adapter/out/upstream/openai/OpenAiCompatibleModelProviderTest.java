@@ -134,6 +134,21 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     }
 
     @Test
+    void logProbabilitiesArePassedOnBeforeTheTextTheyBelongTo() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},"
+                + "\"logprobs\":{\"content\":[{\"token\":\"Hi\",\"logprob\":-0.25,\"bytes\":[72,105],"
+                + "\"top_logprobs\":[]}],\"refusal\":null},\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[]},\"finish_reason\":\"stop\"}]}",
+                "[DONE]")));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(List.of("[{\"token\":\"Hi\",\"logprob\":-0.25,\"bytes\":[72,105],\"top_logprobs\":[]}]"),
+                recorder.logprobs, "an empty list is nothing to pass on");
+        assertEquals(List.of("Hi"), recorder.deltas);
+    }
+
+    @Test
     void aChunkOverSeveralDataLinesIsOneChunk() throws Exception {
         String role = "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}";
         String split = "{\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"one\"},\"finish_reason\":null}]}";

@@ -26,6 +26,13 @@ public interface CompletionObserver {
      */
     void onToolCallDelta(String toolCallsJson);
 
+    /**
+     * Token log probabilities for the output that comes next (asked for with {@code logprobs: true}): a JSON array
+     * of OpenAI's {@code logprobs.content} entries.
+     */
+    default void onLogprobs(String contentJson) {
+    }
+
     void onComplete(CompletionResult result);
 
     /** @param failure {@link CompletionFailure#afterOutput()} tells whether any delta was delivered before it */
