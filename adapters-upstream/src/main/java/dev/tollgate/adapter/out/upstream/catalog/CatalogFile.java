@@ -113,6 +113,11 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) does not take "
                         + "images here; remove images from its capabilities");
             }
+            if (flag(caps, "logprobs") && "anthropic".equals(providers.get(provider).type())) {
+                // The Messages API has no log probabilities: a client asking for them would get none.
+                throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) has no log "
+                        + "probabilities; remove logprobs from its capabilities");
+            }
             routes.add(new ProviderRoute(new ProviderId(provider), r.getOrDefault("model", id).toString(),
                     price(r, "input-usd-per-million", where), price(r, "output-usd-per-million", where),
                     new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),

@@ -75,6 +75,9 @@ class FileModelCatalogTest {
         assertTrue(anthropic.getMessage().contains("does not take images"), anthropic.getMessage());
         assertFalse(CatalogFile.parse(providers + model + route.formatted("sim").replace("images: true", "tools: true"))
                 .models().get(0).capabilities().images(), "no images unless declared");
+        IllegalArgumentException logprobs = assertThrows(IllegalArgumentException.class,
+                () -> CatalogFile.parse(providers + model + route.formatted("claude").replace("images", "logprobs")));
+        assertTrue(logprobs.getMessage().contains("no log probabilities"), logprobs.getMessage());
     }
 
     @Test
