@@ -184,7 +184,16 @@ final class CompletionRun implements RunningCompletion {
      */
     void interrupt() {
         settleDrained();
-        endNow(503, "service_unavailable", "The gateway is shutting down and ended this request; retry it", 1);
+        boolean produced;
+        synchronized (this) {
+            produced = !delivered.isEmpty();
+        }
+        // A request ended part-way is billed what the upstream produced (G13): a client told only to retry would
+        // not know it pays for the first try too.
+        endNow(503, "service_unavailable", produced
+                ? "The gateway is shutting down and ended this request part-way; the output produced until then is "
+                        + "billed; retry it"
+                : "The gateway is shutting down and ended this request; retry it", 1);
     }
 
     private void endNow(int status, String code, String message, long retryAfterSeconds) {

@@ -54,6 +54,9 @@ final class KeyRequests {
 
     private static final Pattern OFFSET = Pattern.compile("[0-9]{1,9}");
 
+    /** Half a micro-dollar: an amount rounds half-up to the next micro-dollar from here. */
+    private static final BigDecimal HALF_MICRO = new BigDecimal("0.0000005");
+
     private KeyRequests() {
     }
 
@@ -144,7 +147,8 @@ final class KeyRequests {
             throw new InvalidRequestException("limit", "limit must be a positive USD amount, got "
                     + ApiErrors.shown(dollars));
         }
-        if (dollars.compareTo(MAX_LIMIT_DOLLARS) > 0) {
+        // Both bounds apply to the limit as stored, rounded half-up to the micro-dollar (docs/decisions.md).
+        if (dollars.compareTo(MAX_LIMIT_DOLLARS.add(HALF_MICRO)) >= 0) {
             throw new InvalidRequestException("limit", "limit must be at most " + MAX_LIMIT_DOLLARS.toPlainString()
                     + " USD");
         }

@@ -6,7 +6,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -171,6 +175,70 @@ final class BalanceSlices {
                 throw e;
             }
         }
+    }
+
+    /**
+     * After this instance's lease lapsed (it was frozen, or cut off from the database, for longer than the lease):
+     * another instance may have released its holds and given its slices back, so what it remembers of them is
+     * not to be trusted. Each slice it knows, and each its database rows name, is set to what the database says
+     * is left of it beyond the holds still open there — the excess goes back to the balance — under the slice's own
+     * lock, so no hold is taken from a remembered slice meanwhile.
+     */
+    void reconcile() {
+        List<UUID> accounts = transactions.executeRead(status -> {
+            List<UUID> ids = new ArrayList<>();
+            try (PreparedStatement query = status.getConnection().prepareStatement(
+                    "SELECT account_id FROM balance_slice WHERE instance_id = ?")) {
+                query.setString(1, instanceId);
+                try (ResultSet rs = query.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1, UUID.class));
+                    }
+                }
+            }
+            return ids;
+        });
+        Set<UUID> all = new LinkedHashSet<>(slices.keySet());
+        all.addAll(accounts);
+        for (UUID account : all) {
+            while (true) {
+                Slice slice = slices.computeIfAbsent(account, a -> new Slice());
+                synchronized (slice) {
+                    if (slice.retired) {
+                        continue;
+                    }
+                    slice.available = transactions.executeWrite(status -> settleSlice(status.getConnection(),
+                            account));
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Returns what the slice row holds beyond this instance's open holds of the account; 0 is left to use. */
+    private long settleSlice(Connection connection, UUID account) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "SELECT 1 FROM account WHERE id = ? FOR NO KEY UPDATE")) {
+            lock.setObject(1, account);
+            lock.executeQuery().close();
+        }
+        long amount;
+        try (PreparedStatement query = connection.prepareStatement("SELECT s.amount_micros, COALESCE((SELECT "
+                + "sum(h.amount_micros) FROM request_hold h WHERE h.instance_id = s.instance_id AND h.account_id = "
+                + "s.account_id), 0) FROM balance_slice s WHERE s.account_id = ? AND s.instance_id = ? FOR UPDATE")) {
+            query.setObject(1, account);
+            query.setString(2, instanceId);
+            try (ResultSet rs = query.executeQuery()) {
+                if (!rs.next()) {
+                    return 0L; // given back already
+                }
+                amount = rs.getLong(1) - rs.getLong(2);
+            }
+        }
+        if (amount > 0) {
+            move(connection, account, -amount);
+        }
+        return 0L;
     }
 
     /** How many accounts this instance keeps a slice for (tests). */

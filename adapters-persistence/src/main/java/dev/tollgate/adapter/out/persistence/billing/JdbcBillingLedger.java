@@ -88,6 +88,17 @@ public class JdbcBillingLedger implements BillingLedger {
     private final GroupCommit<Settlement, Boolean> settlements;
     private final Object registration = new Object();
     private volatile ScheduledExecutorService upkeep;
+    /** When the last renewal of this instance's lease began (the clock's time), or null before the first. */
+    private volatile Instant renewedAt;
+    /**
+     * Since when this instance has renewed its lease without a gap longer than it trusts a renewal: only a while
+     * after that does it take another instance whose lease ran out for stopped. Right after a database stall every
+     * lease has run out, the live ones too, and the instance whose sweep came first would otherwise release the
+     * holds of requests still running elsewhere; a live instance renews within a renewal interval of the database
+     * coming back.
+     */
+    private volatile Instant healthySince;
+    private final Object renewal = new Object();
 
     JdbcBillingLedger(TransactionOperations<Connection> transactions, DataSource dataSource,
             DataSourceResolver resolver, Clock clock,
@@ -113,7 +124,7 @@ public class JdbcBillingLedger implements BillingLedger {
         this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros());
         this.holds = new GroupCommit<>("billing-holds", MAX_BATCH, batch -> retried(() -> writeHolds(batch)));
         this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH, settlementLinger.toNanos(),
-                batch -> retried(() -> writeSettlements(batch)));
+                batch -> retried(() -> writeSettlementsApart(batch)));
     }
 
     /** An instant as a timestamptz, cut to the microsecond PostgreSQL stores (never rounded into the next window). */
@@ -339,6 +350,47 @@ public class JdbcBillingLedger implements BillingLedger {
 
     // ---- settlements ----
 
+    /**
+     * One batch of settlements; when the database refuses the batch for a rule one of them breaks (a constraint),
+     * each is written on its own, so that only that one fails — never the settlements of other accounts that
+     * happened to share its transaction. The one that fails is left to the sweeper (released at no charge).
+     */
+    List<Boolean> writeSettlementsApart(List<Settlement> batch) throws SQLException {
+        try {
+            return writeSettlements(batch);
+        } catch (SQLException e) {
+            if (batch.size() == 1 || !brokenRule(e)) {
+                throw e;
+            }
+            LOG.warn("A batch of {} settlements broke a rule of the database ({}); writing them one by one",
+                    batch.size(), e.getMessage());
+            List<Boolean> outcomes = new ArrayList<>(batch.size());
+            for (Settlement settlement : batch) {
+                try {
+                    outcomes.add(retried(() -> writeSettlements(List.of(settlement))).get(0));
+                } catch (SQLException one) {
+                    if (!brokenRule(one)) {
+                        throw one;
+                    }
+                    LOG.error("Settlement of {} breaks a rule of the database; its hold is released at no charge "
+                            + "when its lease runs out: {}", settlement.requestId(), one.getMessage());
+                    outcomes.add(false);
+                }
+            }
+            return outcomes;
+        }
+    }
+
+    /** An integrity constraint violation (SQLSTATE class 23), as opposed to the database being unavailable. */
+    private static boolean brokenRule(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private List<Boolean> writeSettlements(List<Settlement> batch) throws SQLException {
         List<Settled> done = new ArrayList<>();
         List<Boolean> results = settlementConnection.inTransaction(connection -> {
@@ -518,6 +570,12 @@ public class JdbcBillingLedger implements BillingLedger {
     /** Registers this instance on its first hold (a CLI run never does) and starts renewing its lease. */
     private void registered() {
         if (upkeep != null) {
+            Instant renewed = renewedAt;
+            if (renewed == null || Duration.between(renewed, clock.instant()).compareTo(trustedLease()) > 0) {
+                // Not renewed for most of a lease (the process was frozen, or the database away): before a hold
+                // is taken from a remembered slice, find out whether another instance took this one for stopped.
+                renewLease();
+            }
             return;
         }
         synchronized (registration) {
@@ -530,7 +588,7 @@ public class JdbcBillingLedger implements BillingLedger {
                 thread.setDaemon(true);
                 return thread;
             });
-            long renewMillis = Math.max(100, instanceLease.toMillis() / 5);
+            long renewMillis = renewMillis();
             upkeep.scheduleWithFixedDelay(() -> quietly("lease renewal", this::renewLease), renewMillis, renewMillis,
                     TimeUnit.MILLISECONDS);
             long idleMillis = Math.max(50, idleReturnNanos / 2_000_000);
@@ -590,18 +648,69 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
+    /** How long a renewal is trusted here: the lease less a third, for clocks that differ between instances. */
+    private Duration trustedLease() {
+        return instanceLease.multipliedBy(2).dividedBy(3);
+    }
+
+    /** How often the lease is renewed. */
+    private long renewMillis() {
+        return Math.max(100, instanceLease.toMillis() / 5);
+    }
+
+    /**
+     * Renews this instance's lease. A lease that had run out — this instance was frozen or cut off from the database
+     * for longer than the lease — may have been taken for a stopped instance's by another one, which then released
+     * its holds and gave its slices back: the slices it remembers are set to what the database says is left
+     * ({@link BalanceSlices#reconcile}) before it takes another hold from them.
+     */
     private void renewLease() {
-        Instant now = clock.instant();
-        transactions.executeWrite(status -> {
-            try (PreparedStatement upsert = status.getConnection().prepareStatement("INSERT INTO gateway_instance "
-                    + "(id, started_at, alive_until) VALUES (?, ?, ?) ON CONFLICT (id) "
-                    + "DO UPDATE SET alive_until = EXCLUDED.alive_until")) {
-                upsert.setString(1, instanceId);
-                upsert.setObject(2, utc(now));
-                upsert.setObject(3, utc(now.plus(instanceLease)));
-                return upsert.executeUpdate();
+        synchronized (renewal) {
+            Instant now = clock.instant();
+            boolean lapsed = transactions.executeWrite(status -> {
+                Connection connection = status.getConnection();
+                try (PreparedStatement renew = connection.prepareStatement("UPDATE gateway_instance SET alive_until = "
+                        + "? WHERE id = ? AND alive_until >= ?")) {
+                    renew.setObject(1, utc(now.plus(instanceLease)));
+                    renew.setString(2, instanceId);
+                    renew.setObject(3, utc(now));
+                    if (renew.executeUpdate() == 1) {
+                        return false;
+                    }
+                }
+                try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO gateway_instance "
+                        + "(id, started_at, alive_until) VALUES (?, ?, ?) ON CONFLICT (id) "
+                        + "DO UPDATE SET alive_until = EXCLUDED.alive_until")) {
+                    upsert.setString(1, instanceId);
+                    upsert.setObject(2, utc(now));
+                    upsert.setObject(3, utc(now.plus(instanceLease)));
+                    upsert.executeUpdate();
+                }
+                return renewedAt != null; // the first registration finds no lease, and has nothing to distrust
+            });
+            if (lapsed) {
+                LOG.warn("This instance's billing lease had run out (the process was paused or the database away for "
+                        + "over {}); its balance slices are taken again from what the database says", instanceLease);
+                slices.reconcile();
             }
-        });
+            Instant previous = renewedAt;
+            if (previous == null || Duration.between(previous, now).compareTo(trustedLease()) > 0) {
+                healthySince = now;
+            }
+            renewedAt = now;
+        }
+    }
+
+    /**
+     * Whether this instance may take another whose lease ran out for stopped: its own lease stands, and it has
+     * renewed without a gap for longer than a renewal interval (and a second), so every live instance has had the
+     * chance to renew its own since the database answered again.
+     */
+    private boolean mayJudgeOthers(Instant now) {
+        Instant renewed = renewedAt;
+        Instant since = healthySince;
+        return renewed != null && since != null && Duration.between(renewed, now).compareTo(trustedLease()) <= 0
+                && Duration.between(since, now).toMillis() >= renewMillis() + 1000;
     }
 
     /** Returns every unused slice and stops the writers (what is queued is still written). */
@@ -636,16 +745,19 @@ public class JdbcBillingLedger implements BillingLedger {
      */
     @Override
     public int releaseExpired(Instant now, int max) {
+        registered(); // a sweeping instance is a live one: its lease is what lets it judge others'
+        boolean judgeOthers = mayJudgeOthers(now);
         List<Map.Entry<String, String>> expired = transactions.executeRead(status -> {
             try (PreparedStatement query = status.getConnection().prepareStatement("SELECT h.request_id, k.key_hash "
                     + "FROM request_hold h JOIN api_key k ON k.id = h.api_key_id WHERE h.lease_until < ? "
-                    + "OR (h.instance_id IS NOT NULL AND h.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM "
+                    + "OR (? AND h.instance_id IS NOT NULL AND h.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM "
                     + "gateway_instance g WHERE g.id = h.instance_id AND g.alive_until >= ?)) "
                     + "ORDER BY h.lease_until LIMIT ?")) {
                 query.setObject(1, utc(now));
-                query.setString(2, instanceId);
-                query.setObject(3, utc(now));
-                query.setInt(4, max);
+                query.setBoolean(2, judgeOthers);
+                query.setString(3, instanceId);
+                query.setObject(4, utc(now));
+                query.setInt(5, max);
                 List<Map.Entry<String, String>> rows = new ArrayList<>();
                 try (ResultSet rs = query.executeQuery()) {
                     while (rs.next()) {
@@ -661,7 +773,7 @@ public class JdbcBillingLedger implements BillingLedger {
                     TokenUsage.NONE, Usd.ZERO, "expired", now, null, null, false));
             released += settled ? 1 : 0;
         }
-        if (expired.size() < max) {
+        if (expired.size() < max && judgeOthers) {
             releaseDeadSlices(now);
         }
         return released;
@@ -743,6 +855,15 @@ public class JdbcBillingLedger implements BillingLedger {
             }
         }
         return false;
+    }
+
+    /** Stops the lease renewals and slice returns as a frozen process would, writers still running (tests). */
+    void pauseUpkeep() {
+        synchronized (registration) {
+            if (upkeep != null) {
+                upkeep.shutdownNow();
+            }
+        }
     }
 
     /** Stops as a killed process would: no more lease renewals, nothing given back (tests of G3). */

@@ -831,7 +831,7 @@ class JdbcBillingLedgerTest {
         assertEquals(0, ledger.releaseExpired(beforeLeaseEnds, 100), "a live lease protects the holds");
         assertTrue(holdOpen(inFlight));
 
-        Instant afterLeaseEnds = Instant.now().plusSeconds(3);
+        Instant afterLeaseEnds = Instant.now().plusSeconds(5); // and the sweeper renewed for over 4 s by then
         assertEquals(1, ledger.releaseExpired(afterLeaseEnds, 100));
         assertFalse(holdOpen(inFlight));
         assertEquals("expired", ledgerRows(inFlight).get(0).status());
@@ -844,6 +844,72 @@ class JdbcBillingLedgerTest {
         assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
         assertConserved(payer.accountId(), 8_000_000);
         assertEquals(200_000, usage(payer.apiKeyId(), Instant.now()).total().micros());
+    }
+
+    /**
+     * An instance frozen past its lease (SIGSTOP, a long pause) while another released its holds and gave its slice
+     * back: when it wakes it must not spend the slice it remembers — the same dollar would be spent twice, and its
+     * settlements would drive the account's reserved money below zero.
+     */
+    @Test
+    void anInstanceWhoseLeaseRanOutWhileItLivedDoesNotSpendTheSliceItRemembers() throws Exception {
+        JdbcBillingLedger frozen = secondInstance(Duration.ofSeconds(2));
+        try {
+            Payer payer = newPayer(dollars("1"), null);
+            Instant now = Instant.now();
+            String first = newRequestId();
+            assertEquals(HoldOutcome.PLACED, frozen.placeHold(hold(payer, first, dollars("0.1"), now)));
+            frozen.pauseUpkeep(); // frozen: no renewals, nothing given back
+            ledger.releaseExpired(Instant.now(), 100); // the sweeper's own lease begins
+            Thread.sleep(4_500);
+            assertEquals(1, ledger.releaseExpired(Instant.now(), 100), "taken for stopped, its hold released");
+            assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
+                    payer.accountId().value()), "and its slice given back");
+
+            // It wakes up and goes on: ten more requests of $0.10 on a $1 balance.
+            int placed = 0;
+            for (int i = 0; i < 12; i++) {
+                String requestId = newRequestId();
+                if (frozen.placeHold(hold(payer, requestId, dollars("0.1"), Instant.now())) == HoldOutcome.PLACED) {
+                    placed++;
+                    assertTrue(frozen.settle(settlement(payer, requestId, dollars("0.1"), Instant.now())),
+                            "settled, not refused by the database");
+                }
+            }
+            assertEquals(10, placed, "the balance, not a remembered slice, bounds what it admits");
+            assertConserved(payer.accountId(), 1_000_000);
+            assertEquals(0, queryLong("SELECT balance_micros FROM account WHERE id = ?", payer.accountId().value()));
+        } finally {
+            frozen.close();
+        }
+    }
+
+    @Test
+    void aSettlementTheDatabaseRefusesFailsAloneNotTheOthersInItsBatch() throws Exception {
+        Payer innocent = newPayer(dollars("1"), null);
+        String fine = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(innocent, fine, dollars("0.1"), NOW)));
+        // A hold whose money is in no slice and not reserved (as a frozen instance's was before the fix above):
+        // charging it would take the account's reserved money below zero, which the database refuses.
+        Payer broken = newPayer(dollars("1"), null);
+        String refused = newRequestId();
+        try (Connection connection = connect(); PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO request_hold (request_id, account_id, api_key_id, amount_micros, admitted_at, "
+                        + "lease_until, instance_id) VALUES (?, ?, ?, 100000, now(), now() + interval '1 hour', "
+                        + "'ghost')")) {
+            insert.setString(1, refused);
+            insert.setObject(2, broken.accountId().value());
+            insert.setObject(3, broken.apiKeyId().value());
+            insert.executeUpdate();
+        }
+
+        List<Boolean> outcomes = ledger.writeSettlementsApart(List.of(settlement(broken, refused, dollars("0.1"), NOW),
+                settlement(innocent, fine, dollars("0.05"), NOW)));
+
+        assertEquals(List.of(false, true), outcomes);
+        assertEquals(50_000, ledgerRows(fine).get(0).costMicros(), "the other account's settlement stands");
+        assertTrue(holdOpen(refused), "the refused one is left to the sweeper");
+        assertFalse(holdOpen(fine));
     }
 
     // ---------------------------------------------------------------------------------------------------------
