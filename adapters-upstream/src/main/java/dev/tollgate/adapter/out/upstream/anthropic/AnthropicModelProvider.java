@@ -99,7 +99,13 @@ public final class AnthropicModelProvider implements ModelProvider {
 
         @Override
         public synchronized void line(String line) {
-            if (!open() || !line.startsWith("data:")) {
+            if (!open()) {
+                return;
+            }
+            if (!line.startsWith("data:")) {
+                if (line.startsWith(":")) {
+                    alive(); // a keep-alive comment
+                }
                 return; // "event:" lines repeat the type that the data carries
             }
             Map<String, Object> event;
@@ -134,9 +140,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                             && "overloaded_error".equals(e.get("type"));
                     reportedError(overloaded ? 529 : 502, overloaded, message);
                 }
-                default -> {
-                    // ping: nothing to pass on
-                }
+                default -> alive(); // ping, and what the gateway does not use: the provider is there
             }
         }
 

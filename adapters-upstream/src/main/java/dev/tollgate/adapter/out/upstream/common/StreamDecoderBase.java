@@ -101,6 +101,14 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         fail(new ModelProvider.UpstreamFailure(502, false, false, null, provider + " sent " + what));
     }
 
+    /**
+     * The provider sent something that is no output — a keep-alive comment, a ping, an empty chunk — so it is not
+     * silent: the idle timeout starts again. (Output does the same on its own.)
+     */
+    protected final void alive() {
+        listener.onFirstByte();
+    }
+
     /** Passes on a piece of the answer's text. */
     protected final void delta(String text) {
         produced = true;

@@ -425,10 +425,6 @@ public final class UpstreamHttp implements AutoCloseable {
                 if (msg instanceof HttpContent content && answered) {
                     ByteBuf bytes = content.content();
                     if (status == 200) {
-                        if (bytes.isReadable()) {
-                            // Keep-alive comments and pings are no output, but the provider is not silent either.
-                            listener.onFirstByte();
-                        }
                         if (!lines.feed(bytes)) {
                             failure = new IOException("a line of the stream is longer than "
                                     + SseLineSplitter.MAX_LINE + " bytes");

@@ -157,7 +157,10 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 return;
             }
             if (!line.startsWith("data:")) {
-                return; // comments, event names, keep-alives, the blank line after an event
+                if (line.startsWith(":")) {
+                    alive(); // a keep-alive comment
+                }
+                return; // event names, the blank line after an event
             }
             String data = line.substring(5).strip();
             if (pending != null) {
@@ -189,11 +192,17 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             if (chunk.logprobsJson() != null && !chunk.logprobsJson().equals("[]")) {
                 listener.onLogprobs(chunk.logprobsJson()); // before the output they belong to
             }
+            boolean output = false;
             if (chunk.content() != null && !chunk.content().isEmpty()) {
                 delta(chunk.content());
+                output = true;
             }
             if (chunk.toolCallsJson() != null && !chunk.toolCallsJson().equals("[]")) {
                 toolCallDelta(chunk.toolCallsJson());
+                output = true;
+            }
+            if (!output) {
+                alive(); // a chunk without output (the role, an empty delta) still says the provider is there
             }
             if (chunk.finishReason() != null) {
                 finishReason = chunk.finishReason();

@@ -164,6 +164,30 @@ public abstract class AbstractModelProviderContractTest {
     }
 
     @Test
+    void keepAliveCommentsSayTheProviderIsThereWithoutOutput() throws Exception {
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            OutputStream out = exchange.getResponseBody();
+            List<String> events = textStream(List.of("a"));
+            out.write(("data: " + events.get(0) + "\n\n").getBytes(StandardCharsets.UTF_8));
+            for (int i = 0; i < 3; i++) {
+                out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+            for (String event : events.subList(1, events.size())) {
+                out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+            out.flush();
+        });
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        assertEquals(List.of("a"), recorder.deltas);
+        assertTrue(recorder.alive.get() >= 4, "the answer's start and three keep-alives: " + recorder.alive.get());
+    }
+
+    @Test
     void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
         RecordingListener recorder = new RecordingListener();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Test fixture: records what a provider reports to its listener. */
 public final class RecordingListener implements ModelProvider.UpstreamListener {
@@ -21,9 +22,13 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     public volatile TokenUsage usage;
     public volatile ModelProvider.UpstreamFailure failure;
 
+    /** How often the provider said it was there (the answer's start, keep-alives, chunks without output). */
+    public final AtomicInteger alive = new AtomicInteger();
+
     @Override
     public void onFirstByte() {
         firstByte = true;
+        alive.incrementAndGet();
     }
 
     @Override
