@@ -59,8 +59,8 @@ final class CompletionRun implements RunningCompletion {
     /** The shortest and longest Retry-After of the providers in this pass that gave one. */
     private Duration soonestHint;
     private Duration latestHint;
-    /** Routes whose provider refused the gateway itself (401, 403, 404): not tried again. */
-    private final Set<Integer> misconfiguredRoutes = new HashSet<>();
+    /** Routes whose provider refused the gateway itself (401, 403, 404): not tried again; null while none. */
+    private Set<Integer> misconfiguredRoutes;
     private ModelProvider.UpstreamCall call;
     private ProviderRoute route;
     private Listener current;
@@ -93,7 +93,7 @@ final class CompletionRun implements RunningCompletion {
     /** The first route from {@code from} on that is worth a try, or -1. */
     private int nextRoute(int from) {
         for (int i = from; i < ctx.routes().size(); i++) {
-            if (!misconfiguredRoutes.contains(i)) {
+            if (misconfiguredRoutes == null || !misconfiguredRoutes.contains(i)) {
                 return i;
             }
         }
@@ -488,6 +488,9 @@ final class CompletionRun implements RunningCompletion {
             if (misconfigured) {
                 // The gateway's credentials or model name for this provider: other providers are tried, this one
                 // not again for this request.
+                if (misconfiguredRoutes == null) {
+                    misconfiguredRoutes = new HashSet<>();
+                }
                 misconfiguredRoutes.add(routeIndex);
             } else {
                 allRateLimited &= failure.rateLimited();
@@ -505,7 +508,7 @@ final class CompletionRun implements RunningCompletion {
                 attempt();
                 return;
             }
-            if (misconfiguredRoutes.size() == ctx.routes().size()) {
+            if (misconfiguredRoutes != null && misconfiguredRoutes.size() == ctx.routes().size()) {
                 finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
                         "No provider of this model could answer: " + failure.message(), 0, false),
                         TokenUsage.NONE, "failed");
