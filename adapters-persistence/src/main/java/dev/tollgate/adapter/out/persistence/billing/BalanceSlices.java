@@ -215,7 +215,10 @@ final class BalanceSlices {
         }
     }
 
-    /** Returns what the slice row holds beyond this instance's open holds of the account; 0 is left to use. */
+    /**
+     * Gives back to the balance what the account's slice row holds beyond this instance's open holds of it, and
+     * answers what is then left to take from memory: nothing (the open holds' leftovers come back as they settle).
+     */
     private long settleSlice(Connection connection, UUID account) throws SQLException {
         try (PreparedStatement lock = connection.prepareStatement(
                 "SELECT 1 FROM account WHERE id = ? FOR NO KEY UPDATE")) {
