@@ -76,14 +76,6 @@ import javax.net.ssl.SSLParameters;
 public final class UpstreamHttp implements AutoCloseable {
 
     private static final int MAX_ERROR_BODY = 64 * 1024;
-    /**
-     * A kept-alive connection that closes before answering is taken for one the server had closed while it lay idle
-     * (its keep-alive timeout), and the request is sent once more — only when it lay idle this long: a connection
-     * used a moment ago that closes on the request is a server that got the request and failed, and resending it
-     * would multiply the provider's work beyond the retry policy (§7.2).
-     */
-    private static final long STALE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final AttributeKey<Long> IDLE_SINCE = AttributeKey.valueOf("tollgate.upstream.idle-since");
     private static final AttributeKey<Integer> USES = AttributeKey.valueOf("tollgate.upstream.uses");
     private static final String EXCHANGE = "exchange";
 
@@ -285,6 +277,8 @@ public final class UpstreamHttp implements AutoCloseable {
         // the fields below are used on the connection's event loop only
         private int staleRetries;
         private boolean reused;
+        /** The request could not be written: it never reached the provider. */
+        private boolean unsent;
         private boolean answered;
         private boolean finished;
         private int status;
@@ -328,9 +322,9 @@ public final class UpstreamHttp implements AutoCloseable {
         private void send(Channel ch) {
             int uses = ch.attr(USES).get() + 1;
             ch.attr(USES).set(uses);
-            Long idleSince = ch.attr(IDLE_SINCE).get();
-            reused = uses > 1 && idleSince != null && System.nanoTime() - idleSince >= STALE_AFTER_NANOS;
+            reused = uses > 1;
             answered = false;
+            unsent = false;
             failure = null;
             channel = ch;
             if (cancelled) { // cancel() may have missed this channel
@@ -347,6 +341,7 @@ public final class UpstreamHttp implements AutoCloseable {
             }
             ch.writeAndFlush(request()).addListener(written -> {
                 if (!written.isSuccess()) {
+                    unsent = true;
                     failure = written.cause();
                     ch.close();
                 }
@@ -458,7 +453,6 @@ public final class UpstreamHttp implements AutoCloseable {
             Channel ch = ctx.channel();
             ctx.pipeline().remove(this);
             if (keepAlive && !cancelled) {
-                ch.attr(IDLE_SINCE).set(System.nanoTime());
                 pool.release(ch);
             } else {
                 ch.close();
@@ -484,8 +478,11 @@ public final class UpstreamHttp implements AutoCloseable {
             if (finished || cancelled) {
                 return;
             }
-            if (!answered && reused && staleRetries == 0) {
-                // A kept-alive connection the server had closed while idle: the request never reached it. Once more.
+            if (!answered && reused && unsent && staleRetries == 0) {
+                // A kept-alive connection the server had closed while it lay idle, found out by writing to it: the
+                // request never left, so it goes once more on another connection. A connection that closes after
+                // taking the request is a provider that got it and failed: that goes to the retry policy, which
+                // counts it (§7.2), rather than being sent again behind its back.
                 staleRetries++;
                 ctx.pipeline().remove(this);
                 start();
