@@ -56,11 +56,17 @@ final class CompletionRun implements RunningCompletion {
     private int routeIndex;
     private int pass;
     private boolean allRateLimited = true;
-    /** The shortest and longest Retry-After of the providers in this pass that gave one. */
+    private boolean rateLimitSeen;
+    /** The shortest Retry-After of the providers in this pass, and the longest of those worth waiting for. */
     private Duration soonestHint;
     private Duration latestHint;
-    /** Routes whose provider refused the gateway itself (401, 403, 404): not tried again; null while none. */
-    private Set<Integer> misconfiguredRoutes;
+    /** The longest Retry-After that took a provider out of this request (over LONGEST_HINTED_WAIT). */
+    private Duration longestHint;
+    /**
+     * Routes not asked again in this request: their provider refused the gateway itself (401, 403, 404) or asked
+     * for a longer wait than a client waits; null while none.
+     */
+    private Set<Integer> retiredRoutes;
     private ModelProvider.UpstreamCall call;
     private ProviderRoute route;
     private Listener current;
@@ -93,7 +99,7 @@ final class CompletionRun implements RunningCompletion {
     /** The first route from {@code from} on that is worth a try, or -1. */
     private int nextRoute(int from) {
         for (int i = from; i < ctx.routes().size(); i++) {
-            if (misconfiguredRoutes == null || !misconfiguredRoutes.contains(i)) {
+            if (retiredRoutes == null || !retiredRoutes.contains(i)) {
                 return i;
             }
         }
@@ -485,20 +491,27 @@ final class CompletionRun implements RunningCompletion {
                         delivered.isEmpty() ? TokenUsage.NONE : partialUsage(), "failed");
                 return;
             }
-            if (misconfigured) {
-                // The gateway's credentials or model name for this provider: other providers are tried, this one
-                // not again for this request.
-                if (misconfiguredRoutes == null) {
-                    misconfiguredRoutes = new HashSet<>();
+            Duration hint = failure.retryAfter();
+            boolean waitTooLong = !misconfigured && hint != null
+                    && hint.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0;
+            if (misconfigured || waitTooLong) {
+                // The gateway's credentials or model name for this provider, or a provider that will not take
+                // requests for longer than a client waits: other providers are tried, this one not again.
+                if (retiredRoutes == null) {
+                    retiredRoutes = new HashSet<>();
                 }
-                misconfiguredRoutes.add(routeIndex);
-            } else {
+                retiredRoutes.add(routeIndex);
+            }
+            if (!misconfigured) {
                 allRateLimited &= failure.rateLimited();
-                if (failure.retryAfter() != null) {
-                    soonestHint = soonestHint == null || failure.retryAfter().compareTo(soonestHint) < 0
-                            ? failure.retryAfter() : soonestHint;
-                    latestHint = latestHint == null || failure.retryAfter().compareTo(latestHint) > 0
-                            ? failure.retryAfter() : latestHint;
+                rateLimitSeen |= failure.rateLimited();
+                if (hint != null) {
+                    soonestHint = soonestHint == null || hint.compareTo(soonestHint) < 0 ? hint : soonestHint;
+                    if (waitTooLong) {
+                        longestHint = longestHint == null || hint.compareTo(longestHint) > 0 ? hint : longestHint;
+                    } else {
+                        latestHint = latestHint == null || hint.compareTo(latestHint) > 0 ? hint : latestHint;
+                    }
                 }
             }
             current = null;
@@ -508,13 +521,8 @@ final class CompletionRun implements RunningCompletion {
                 attempt();
                 return;
             }
-            if (misconfiguredRoutes != null && misconfiguredRoutes.size() == ctx.routes().size()) {
-                finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
-                        "No provider of this model could answer: " + failure.message(), 0, false),
-                        TokenUsage.NONE, "failed");
-                return;
-            }
-            if (allRateLimited) {
+            boolean noneLeft = nextRoute(0) < 0;
+            if (allRateLimited && rateLimitSeen) {
                 // Never tell a client to come back early, nor later than a minute (the openai SDK sleeps whatever
                 // it is told): the soonest any provider said it would take requests again.
                 long retryAfter = soonestHint == null ? 1 : Math.min(CLIENT_RETRY_AFTER_CAP_SECONDS,
@@ -524,19 +532,20 @@ final class CompletionRun implements RunningCompletion {
                         retryAfter, false), TokenUsage.NONE, "failed");
                 return;
             }
-            // Each provider of the pass is waited for as long as it asked (the longest hint of the pass).
-            Duration wait = ctx.settings().backoff(pass + 1, latestHint);
-            if (pass >= ctx.settings().maxRetries() || wait.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0) {
-                String hint = wait.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0
-                        ? " (a provider asked to wait " + wait.toSeconds() + " s before trying again)" : "";
+            if (noneLeft || pass >= ctx.settings().maxRetries()) {
+                String asked = longestHint == null ? ""
+                        : " (a provider asked to wait " + longestHint.toSeconds() + " s before trying again)";
                 finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
-                        "No provider of this model could answer: " + failure.message() + hint, 0, false),
+                        "No provider of this model could answer: " + failure.message() + asked, 0, false),
                         TokenUsage.NONE, "failed");
                 return;
             }
+            // Each provider of the pass is waited for as long as it asked (the longest hint of the pass).
+            Duration wait = ctx.settings().backoff(pass + 1, latestHint);
             pass++;
             routeIndex = nextRoute(0);
             allRateLimited = true;
+            rateLimitSeen = false;
             soonestHint = null;
             latestHint = null;
             ctx.timers().schedule(() -> {

@@ -983,6 +983,21 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aProviderAskingForALongWaitLeavesTheRequestAndTheOthersAreRetried() {
+            Started started = start("test/pair", 100);
+            alpha.lastCall().fail(429, true, true, Duration.ofDays(1));
+            beta.lastCall().fail(503, true, false, null);
+
+            assertNull(started.observer().failure, "beta may still answer");
+            timers.advance(Duration.ofSeconds(1));
+            assertEquals(1, alpha.calls().size(), "alpha said a day: not asked again");
+            assertEquals(2, beta.calls().size());
+            beta.lastCall().firstByte().delta("ok");
+            beta.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals("stop", started.observer().result.finishReason());
+        }
+
+        @Test
         void capacityReachedTellsTheClientAtMostAMinute() {
             Started started = start("test/solo", 100);
             alpha.onlyCall().fail(429, true, true, Duration.ofDays(1));
