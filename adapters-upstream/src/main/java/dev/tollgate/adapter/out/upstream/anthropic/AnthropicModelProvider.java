@@ -160,7 +160,18 @@ public final class AnthropicModelProvider implements ModelProvider {
                 toolIndexByBlock.put(blockIndex, toolIndex);
                 Map<String, Object> function = new LinkedHashMap<>();
                 function.put("name", block.get("name"));
-                function.put("arguments", "");
+                String input = "";
+                if (block.get("input") instanceof Map<?, ?> given && !given.isEmpty()) {
+                    // The whole input at once (a provider that sends no input_json_delta for it).
+                    try {
+                        input = json.writeValueAsString(given);
+                    } catch (IOException e) {
+                        fail(new UpstreamFailure(502, false, false, null, "cannot encode a tool call from " + name));
+                        return;
+                    }
+                    toolsWithArguments.add(toolIndex);
+                }
+                function.put("arguments", input);
                 Map<String, Object> call = new LinkedHashMap<>();
                 call.put("index", toolIndex);
                 call.put("id", block.get("id"));
@@ -195,7 +206,10 @@ public final class AnthropicModelProvider implements ModelProvider {
 
         /** A tool called without input: its arguments are the empty object, as OpenAI sends them, never "". */
         private void blockStop(Map<String, Object> event) {
-            Integer toolIndex = toolIndexByBlock.get(((Number) event.getOrDefault("index", 0)).intValue());
+            noInput(toolIndexByBlock.get(((Number) event.getOrDefault("index", 0)).intValue()));
+        }
+
+        private void noInput(Integer toolIndex) {
             if (toolIndex != null && toolsWithArguments.add(toolIndex)) {
                 Map<String, Object> call = new LinkedHashMap<>();
                 call.put("index", toolIndex);
@@ -213,6 +227,7 @@ public final class AnthropicModelProvider implements ModelProvider {
         }
 
         private void finish() {
+            toolIndexByBlock.values().forEach(this::noInput); // a block that ended without its content_block_stop
             TokenUsage usage = inputTokens >= 0 && outputTokens >= 0 ? new TokenUsage(inputTokens, outputTokens) : null;
             finish(finishReason(stopReason), usage);
         }

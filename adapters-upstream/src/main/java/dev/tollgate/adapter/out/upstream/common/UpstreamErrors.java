@@ -18,7 +18,13 @@ public final class UpstreamErrors {
     private static final Logger LOG = LoggerFactory.getLogger(UpstreamErrors.class);
 
     private static final Pattern BEARER = Pattern.compile("(?i)\\b(bearer|basic)\\s+[^\\s\"',}]+");
-    private static final Pattern KEY = Pattern.compile("\\b(sk|pk|rk|gp|gpm|key|api)[-_][A-Za-z0-9_*.\\-]{6,}");
+    private static final Pattern KEY = Pattern.compile(
+            "\\b(sk|pk|rk|gp|gpm|key|api)[-_][A-Za-z0-9_*.\\-]{5,}[A-Za-z0-9_*]");
+    private static final Pattern AWS_KEY = Pattern.compile("\\b(AKIA|ASIA)[0-9A-Z]{16}\\b");
+    private static final Pattern SECRET_PARAMETER = Pattern.compile(
+            "(?i)\\b(password|passwd|secret|token|api_key|apikey|key)=[^\\s&\"',;)]+");
+    private static final Pattern IPV6 = Pattern.compile("\\[[0-9a-fA-F:.%]*:[0-9a-fA-F:.%]*\\](:\\d+)?");
+    private static final Pattern HOST = Pattern.compile("(?i)\\b(?:[a-z0-9-]+\\.){2,}[a-z]{2,}(?::\\d+)?\\b");
     private static final Pattern LONG_TOKEN = Pattern.compile("\\b[A-Za-z0-9_\\-]{32,}\\b");
     private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*://[^\\s\"'<>]+");
     private static final Pattern IPV4 = Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?\\b");
@@ -27,12 +33,16 @@ public final class UpstreamErrors {
     private UpstreamErrors() {
     }
 
-    /** The text with credentials, URLs and IP addresses in it masked. */
+    /** The text with credentials, URLs, host names and IP addresses in it masked. */
     public static String mask(String text) {
         String masked = BEARER.matcher(text).replaceAll("$1 [masked]");
+        masked = SECRET_PARAMETER.matcher(masked).replaceAll("$1=[masked]");
         masked = KEY.matcher(masked).replaceAll("[key]");
+        masked = AWS_KEY.matcher(masked).replaceAll("[key]");
         masked = URL.matcher(masked).replaceAll("[url]");
+        masked = IPV6.matcher(masked).replaceAll("[address]");
         masked = IPV4.matcher(masked).replaceAll("[address]");
+        masked = HOST.matcher(masked).replaceAll("[host]");
         return LONG_TOKEN.matcher(masked).replaceAll("[token]");
     }
 

@@ -403,12 +403,13 @@ public final class UpstreamHttp implements AutoCloseable {
                     retryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
                     keepAlive = HttpUtil.isKeepAlive(response);
                     String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
-                    if (status == 200 && type != null && type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+                    if (status == 200 && type != null && (type.toLowerCase(Locale.ROOT).startsWith("application/json")
+                            || type.toLowerCase(Locale.ROOT).startsWith("text/html"))) {
                         // A whole answer where a stream was asked for: not read as one, and not asked again (it
                         // would answer the same, at the provider's cost each time).
                         finished = true;
                         ctx.close();
-                        decoder.malformed("a JSON answer (" + type + ") where an event stream was asked for");
+                        decoder.malformed("a whole answer (" + type + ") where an event stream was asked for");
                         return;
                     }
                     if (status == 200) {

@@ -104,6 +104,23 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void aToolWhoseInputComesWholeInItsStartKeepsIt() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+                        + "\"id\":\"call_1\",\"name\":\"weather\",\"input\":{\"city\":\"Rome\"}}}",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}",
+                "{\"type\":\"message_stop\"}")));
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        String all = String.join("", recorder.toolCalls);
+        assertTrue(all.contains("\"arguments\":\"{\\\"city\\\":\\\"Rome\\\"}\""), all);
+        assertFalse(all.contains("\"arguments\":\"{}\""), "no empty object after it, even without a block stop: "
+                + all);
+    }
+
+    @Test
     void aConversationWithSystemToolsAndToolResultsIsTranslated() throws Exception {
         JsonMapper json = JsonMapper.createDefault();
         List<ChatMessage> messages = List.of(

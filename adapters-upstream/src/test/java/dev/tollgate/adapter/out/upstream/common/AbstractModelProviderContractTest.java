@@ -295,7 +295,7 @@ public abstract class AbstractModelProviderContractTest {
         recorder.await();
         assertNotNull(recorder.failure);
         assertFalse(recorder.failure.retryable(), "it would answer the same again, at the provider's cost");
-        assertTrue(recorder.failure.message().contains("JSON answer"), recorder.failure.message());
+        assertTrue(recorder.failure.message().contains("whole answer (application/json)"), recorder.failure.message());
     }
 
     @Test

@@ -1,0 +1,37 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class UpstreamErrorsTest {
+
+    @Test
+    void credentialsAddressesAndHostsAreMaskedTheRestOfTheSentenceStays() {
+        String said = UpstreamErrors.mask("Incorrect API key provided: sk-UPSTR****7890. Bearer abc.def "
+                + "AKIAIOSFODNN7EXAMPLE at http://10.0.0.5:8000/x, [fe80::1]:8000, 10.1.2.3:99, "
+                + "llm-backend.internal.corp:8000 with password=hunter2&x=1 and token a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5");
+        for (String secret : new String[] {"sk-UPSTR", "abc.def", "AKIAIOSFODNN7EXAMPLE", "10.0.0.5", "fe80::1",
+                "10.1.2.3", "llm-backend", "hunter2", "a1b2c3d4e5f6"}) {
+            assertFalse(said.contains(secret), secret + " in: " + said);
+        }
+        assertTrue(said.startsWith("Incorrect API key provided: [key]. Bearer [masked]"), said);
+        assertTrue(said.contains("password=[masked]&x=1"), said);
+    }
+
+    @Test
+    void whatAClientCanActOnIsLeftAlone() {
+        String said = "This model's maximum context length is 8192 tokens; gpt-4o-mini and claude-3.5 were asked";
+        assertEquals(said, UpstreamErrors.mask(said));
+    }
+
+    @Test
+    void theProvidersOwnMessageIsTakenFromItsJsonBody() {
+        assertEquals("bad tool schema", UpstreamErrors.providerMessage(
+                "{\"error\":{\"message\":\"bad tool schema\",\"type\":\"invalid_request_error\"}}"));
+        assertEquals("", UpstreamErrors.providerMessage("<html>502</html>"));
+        assertEquals("", UpstreamErrors.providerMessage(null));
+    }
+}
