@@ -276,8 +276,11 @@ final class CompletionRun implements RunningCompletion {
      * not bill and which would count many times over when the arguments come in many small pieces).
      */
     private static final class Output {
-        private static final Set<String> TOOL_CALL_TEXT = Set.of("name", "arguments");
+        private static final Set<String> NAME = Set.of("name");
+        private static final Set<String> ARGUMENTS = Set.of("arguments");
         private final StringBuilder text = new StringBuilder();
+        /** The tool name counted last: a provider that repeats it in every piece is not billed for it again. */
+        private String lastName = "";
         private boolean any;
 
         void text(String content) {
@@ -287,7 +290,12 @@ final class CompletionRun implements RunningCompletion {
 
         void toolCalls(String toolCallsJson) {
             try {
-                text.append(JsonStrings.memberValues(toolCallsJson, TOOL_CALL_TEXT));
+                String name = JsonStrings.memberValues(toolCallsJson, NAME);
+                if (!name.isEmpty() && !name.equals(lastName)) {
+                    text.append(name);
+                    lastName = name;
+                }
+                text.append(JsonStrings.memberValues(toolCallsJson, ARGUMENTS));
             } catch (IllegalArgumentException unreadable) {
                 text.append(toolCallsJson); // a provider adapter always hands over JSON; counted whole if not
             }

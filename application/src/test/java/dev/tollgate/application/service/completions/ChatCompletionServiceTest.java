@@ -1083,9 +1083,19 @@ class ChatCompletionServiceTest {
             }
             many.finish("tool_calls", null);
 
+            Started repeating = start("test/pair", 100);
+            ScriptedModelProvider.Call repeats = alpha.calls().get(alpha.calls().size() - 1);
+            for (String piece : arguments.split(" ")) {
+                // A provider that repeats the name in every piece is billed for it once.
+                repeats.firstByte().toolCalls("[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\","
+                        + "\"function\":{\"name\":\"get_weather\",\"arguments\":\"" + piece + " \"}}]");
+            }
+            repeats.finish("tool_calls", null);
+
             TokenUsage billed = settledRow(whole.requestId()).usage();
             assertEquals(5, billed.completionTokens(), "get_weather and the four words of the arguments: " + billed);
             assertEquals(billed, settledRow(pieces.requestId()).usage(), "the same output, however it was cut");
+            assertEquals(billed, settledRow(repeating.requestId()).usage());
         }
 
         @Test

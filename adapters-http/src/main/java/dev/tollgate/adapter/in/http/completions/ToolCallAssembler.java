@@ -33,7 +33,8 @@ final class ToolCallAssembler {
             call.putIfAbsent("type", fragment.get("type") instanceof String type ? type : "function");
             if (fragment.get("function") instanceof Map<?, ?> function) {
                 if (function.get("name") instanceof String name) {
-                    names.merge(index, name, String::concat);
+                    // Some providers repeat the whole name in every fragment: a repeat is not a further piece.
+                    names.merge(index, name, (sofar, piece) -> sofar.equals(piece) ? sofar : sofar.concat(piece));
                 }
                 if (function.get("arguments") instanceof String args) {
                     arguments.computeIfAbsent(index, i -> new StringBuilder()).append(args);
