@@ -150,6 +150,7 @@ final class BalanceSlices {
      */
     void returnIdle(long idleNanos) {
         long now = System.nanoTime();
+        RuntimeException failure = null;
         for (Map.Entry<UUID, Slice> entry : slices.entrySet()) {
             Slice slice = entry.getValue();
             long amount;
@@ -170,10 +171,17 @@ final class BalanceSlices {
                     move(status.getConnection(), entry.getKey(), -amount);
                     return null;
                 });
-            } catch (RuntimeException e) {
+            } catch (Exception e) {
+                // Kept for the next run; the other accounts' slices still go back now.
                 giveBack(entry.getKey(), amount);
-                throw e;
+                if (failure == null) {
+                    failure = e instanceof RuntimeException runtime ? runtime
+                            : new IllegalStateException(e.getMessage(), e);
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

@@ -570,12 +570,7 @@ public class JdbcBillingLedger implements BillingLedger {
     /** Registers this instance on its first hold (a CLI run never does) and starts renewing its lease. */
     private void registered() {
         if (upkeep != null) {
-            Instant renewed = renewedAt;
-            if (renewed == null || Duration.between(renewed, clock.instant()).compareTo(trustedLease()) > 0) {
-                // Not renewed for most of a lease (the process was frozen, or the database away): before a hold
-                // is taken from a remembered slice, find out whether another instance took this one for stopped.
-                renewLease();
-            }
+            leaseStanding();
             return;
         }
         synchronized (registration) {
@@ -592,8 +587,10 @@ public class JdbcBillingLedger implements BillingLedger {
             upkeep.scheduleWithFixedDelay(() -> quietly("lease renewal", this::renewLease), renewMillis, renewMillis,
                     TimeUnit.MILLISECONDS);
             long idleMillis = Math.max(50, idleReturnNanos / 2_000_000);
-            upkeep.scheduleWithFixedDelay(() -> quietly("returning idle balance slices",
-                    () -> slices.returnIdle(idleReturnNanos)), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
+            upkeep.scheduleWithFixedDelay(() -> quietly("returning idle balance slices", () -> {
+                leaseStanding(); // a slice is given back only as the database knows it (after a pause: reconciled)
+                slices.returnIdle(idleReturnNanos);
+            }), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -640,11 +637,28 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
+    /**
+     * Runs an upkeep task so that a failure is logged and the next run still comes: an exception out of a scheduled
+     * task would end its schedule for good, silently — and a database failure may arrive as a checked exception
+     * thrown through a transaction callback.
+     */
     private static void quietly(String what, Runnable task) {
         try {
             task.run();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             LOG.warn("Billing upkeep failed ({}): {}", what, e.getMessage());
+        }
+    }
+
+    /**
+     * Renews the lease now if it was not renewed for most of its length (the process was frozen, or the database
+     * away): before a hold is taken from a remembered slice, or a slice given back, this finds out whether another
+     * instance took this one for stopped (and then reconciles the slices).
+     */
+    private void leaseStanding() {
+        Instant renewed = renewedAt;
+        if (renewed == null || Duration.between(renewed, clock.instant()).compareTo(trustedLease()) > 0) {
+            renewLease();
         }
     }
 
@@ -889,8 +903,9 @@ public class JdbcBillingLedger implements BillingLedger {
         return slices.size();
     }
 
-    /** Gives every unused slice back to its account now (tests, shutdown). */
+    /** Gives every unused slice back to its account now, as the upkeep does when they are idle (tests). */
     void returnSlices() {
+        leaseStanding();
         slices.returnIdle(0);
     }
 }

@@ -866,7 +866,10 @@ class JdbcBillingLedgerTest {
             assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
                     payer.accountId().value()), "and its slice given back");
 
-            // It wakes up and goes on: ten more requests of $0.10 on a $1 balance.
+            // It wakes up: first its upkeep gives its idle slices back — only what the database says it still has.
+            frozen.returnSlices();
+            assertConserved(payer.accountId(), 1_000_000);
+            // And it goes on: ten more requests of $0.10 on a $1 balance.
             int placed = 0;
             for (int i = 0; i < 12; i++) {
                 String requestId = newRequestId();
