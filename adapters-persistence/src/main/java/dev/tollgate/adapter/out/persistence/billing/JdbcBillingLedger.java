@@ -628,7 +628,7 @@ public class JdbcBillingLedger implements BillingLedger {
                         LOG.info("Withdrew the hold of {}, placed as the database failed (the request was refused)",
                                 requestId);
                     }
-                } catch (RuntimeException e) {
+                } catch (Exception e) { // a database failure may come through the callback unwrapped
                     withdrawLater(requestId, attempt + 1);
                 }
             }, WITHDRAW_DELAYS_MILLIS[attempt], TimeUnit.MILLISECONDS);
@@ -794,45 +794,89 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     private int releaseDeadSlices(Instant now) {
-        return transactions.executeWrite(status -> {
-            Connection connection = status.getConnection();
-            Map<UUID, Long> back = new TreeMap<>();
-            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM balance_slice s "
-                    + "WHERE s.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM gateway_instance g "
-                    + "WHERE g.id = s.instance_id AND g.alive_until >= ?) AND NOT EXISTS (SELECT 1 FROM request_hold h "
-                    + "WHERE h.instance_id = s.instance_id AND h.account_id = s.account_id) "
-                    + "RETURNING account_id, amount_micros")) {
-                delete.setString(1, instanceId);
-                delete.setObject(2, utc(now));
-                try (ResultSet rs = delete.executeQuery()) {
-                    while (rs.next()) {
-                        back.merge(rs.getObject(1, UUID.class), rs.getLong(2), Long::sum);
-                    }
+        int given;
+        try {
+            given = transactions.executeWrite(status -> giveBackDeadSlices(status.getConnection(), now, null));
+        } catch (Exception e) { // a database failure may come through the transaction callback unwrapped
+            if (!brokenRule(e)) {
+                throw e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getMessage(), e);
+            }
+            // One account's row refuses (its books do not add up): the others' slices still go back, one by one.
+            given = 0;
+            List<UUID> accounts = transactions.executeRead(status -> deadSliceAccounts(status.getConnection(), now));
+            for (UUID account : accounts) {
+                try {
+                    given += transactions.executeWrite(status -> giveBackDeadSlices(status.getConnection(), now,
+                            account));
+                } catch (Exception refused) {
+                    LOG.error("The balance slices of stopped instances for account {} cannot be given back: {}",
+                            account, refused.getMessage());
                 }
             }
-            try (PreparedStatement update = connection.prepareStatement("UPDATE account SET balance_micros = "
-                    + "balance_micros + ?, reserved_micros = reserved_micros - ? WHERE id = ?")) {
-                for (Map.Entry<UUID, Long> entry : back.entrySet()) {
-                    update.setLong(1, entry.getValue());
-                    update.setLong(2, entry.getValue());
-                    update.setObject(3, entry.getKey());
-                    update.addBatch();
-                }
-                update.executeBatch();
-            }
-            try (PreparedStatement forget = connection.prepareStatement("DELETE FROM gateway_instance g "
+        }
+        transactions.executeWrite(status -> {
+            try (PreparedStatement forget = status.getConnection().prepareStatement("DELETE FROM gateway_instance g "
                     + "WHERE g.id <> ? AND g.alive_until < ? AND NOT EXISTS (SELECT 1 FROM balance_slice s "
                     + "WHERE s.instance_id = g.id) AND NOT EXISTS (SELECT 1 FROM request_hold h "
                     + "WHERE h.instance_id = g.id)")) {
                 forget.setString(1, instanceId);
                 forget.setObject(2, utc(now));
-                forget.executeUpdate();
+                return forget.executeUpdate();
             }
-            if (!back.isEmpty()) {
-                LOG.warn("Gave {} balance slices of stopped instances back to their accounts", back.size());
-            }
-            return back.size();
         });
+        if (given > 0) {
+            LOG.warn("Gave {} balance slices of stopped instances back to their accounts", given);
+        }
+        return given;
+    }
+
+    /** The slices of stopped instances that no hold needs any more: ready to go back to their balances. */
+    private static final String DEAD_SLICE = "s.instance_id <> ? AND NOT EXISTS (SELECT 1 FROM gateway_instance g "
+            + "WHERE g.id = s.instance_id AND g.alive_until >= ?) AND NOT EXISTS (SELECT 1 FROM request_hold h "
+            + "WHERE h.instance_id = s.instance_id AND h.account_id = s.account_id)";
+
+    private List<UUID> deadSliceAccounts(Connection connection, Instant now) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT DISTINCT s.account_id FROM balance_slice s "
+                + "WHERE " + DEAD_SLICE)) {
+            query.setString(1, instanceId);
+            query.setObject(2, utc(now));
+            List<UUID> accounts = new ArrayList<>();
+            try (ResultSet rs = query.executeQuery()) {
+                while (rs.next()) {
+                    accounts.add(rs.getObject(1, UUID.class));
+                }
+            }
+            return accounts;
+        }
+    }
+
+    /** Gives the dead slices back (of one account, or of all when {@code account} is null); answers how many. */
+    private int giveBackDeadSlices(Connection connection, Instant now, UUID account) throws SQLException {
+        Map<UUID, Long> back = new TreeMap<>();
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM balance_slice s WHERE " + DEAD_SLICE
+                + (account == null ? "" : " AND s.account_id = ?") + " RETURNING account_id, amount_micros")) {
+            delete.setString(1, instanceId);
+            delete.setObject(2, utc(now));
+            if (account != null) {
+                delete.setObject(3, account);
+            }
+            try (ResultSet rs = delete.executeQuery()) {
+                while (rs.next()) {
+                    back.merge(rs.getObject(1, UUID.class), rs.getLong(2), Long::sum);
+                }
+            }
+        }
+        try (PreparedStatement update = connection.prepareStatement("UPDATE account SET balance_micros = "
+                + "balance_micros + ?, reserved_micros = reserved_micros - ? WHERE id = ?")) {
+            for (Map.Entry<UUID, Long> entry : back.entrySet()) {
+                update.setLong(1, entry.getValue());
+                update.setLong(2, entry.getValue());
+                update.setObject(3, entry.getKey());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
+        return back.size();
     }
 
     // ---- helpers ----

@@ -66,7 +66,7 @@ public class JdbcGatewayInstances implements IntSupplier, AloneInstances {
                 });
             }
             aloneWritten = alone;
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // a database failure may come through the transaction callback unwrapped
             LOG.debug("Reading the live gateway instances failed; keeping {} ({}): {}", live,
                     othersAlone ? "another decides limits alone" : "none decides limits alone", e.getMessage());
         }

@@ -888,6 +888,33 @@ class JdbcBillingLedgerTest {
     }
 
     @Test
+    void oneAccountWhoseBooksDoNotAddUpDoesNotKeepTheOthersSlicesOfAStoppedInstance() throws Exception {
+        JdbcBillingLedger dying = secondInstance(Duration.ofSeconds(2));
+        Payer broken = newPayer(dollars("3"), null);
+        Payer fine = newPayer(dollars("3"), null);
+        for (Payer payer : List.of(broken, fine)) {
+            String requestId = newRequestId();
+            assertEquals(HoldOutcome.PLACED, dying.placeHold(hold(payer, requestId, dollars("0.1"), Instant.now())));
+            assertTrue(dying.settle(settlement(payer, requestId, dollars("0.1"), Instant.now())));
+        }
+        dying.abandon();
+        try (Connection connection = connect(); PreparedStatement damage = connection.prepareStatement(
+                "UPDATE account SET reserved_micros = 0 WHERE id = ?")) {
+            damage.setObject(1, broken.accountId().value()); // by hand, as an operator's mistake would
+            damage.executeUpdate();
+        }
+
+        ledger.releaseExpired(Instant.now(), 100);
+        ledger.releaseExpired(Instant.now().plusSeconds(5), 100);
+
+        assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
+                fine.accountId().value()), "the sound account's slice is back");
+        assertConserved(fine.accountId(), 3_000_000);
+        assertEquals(1, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
+                broken.accountId().value()), "the damaged one is left for the operator");
+    }
+
+    @Test
     void aSettlementTheDatabaseRefusesFailsAloneNotTheOthersInItsBatch() throws Exception {
         Payer innocent = newPayer(dollars("1"), null);
         String fine = newRequestId();
