@@ -95,9 +95,7 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     @Test
     void aToolCalledWithoutInputHasTheEmptyObjectAsArguments() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of(""))));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals("tool_calls", recorder.finishReason);
         String all = String.join("", recorder.toolCalls);
         assertTrue(all.contains("\"arguments\":\"{}\""), "never \"\", which JSON.parse refuses: " + all);
@@ -111,9 +109,7 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
                         + "\"id\":\"call_1\",\"name\":\"weather\",\"input\":{\"city\":\"Rome\"}}}",
                 "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}",
                 "{\"type\":\"message_stop\"}")));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         String all = String.join("", recorder.toolCalls);
         assertTrue(all.contains("\"arguments\":\"{\\\"city\\\":\\\"Rome\\\"}\""), all);
         assertFalse(all.contains("\"arguments\":\"{}\""), "no empty object after it, even without a block stop: "

@@ -115,6 +115,22 @@ public abstract class AbstractModelProviderContractTest {
         return lastBody.get();
     }
 
+    /** Calls the provider with the standard route and request and waits for the call's end. */
+    protected RecordingListener callAndWait() throws InterruptedException {
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        recorder.await();
+        return recorder;
+    }
+
+    /** Answers with a status and a body of the given type. */
+    protected static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
     protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
         exchange.sendResponseHeaders(200, 0);
@@ -128,9 +144,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void streamsDeltasAndReportsUsageAndFinishReason() throws Exception {
         handler.set(exchange -> sse(exchange, textStream(List.of("Hel", "lo"))));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertTrue(recorder.firstByte);
         assertEquals(List.of("Hel", "lo"), recorder.deltas);
         assertEquals("stop", recorder.finishReason);
@@ -155,9 +169,7 @@ public abstract class AbstractModelProviderContractTest {
                 // the gateway closed the connection
             }
         });
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertTrue(recorder.failure.message().contains("longer than"), recorder.failure.message());
         assertFalse(recorder.failure.retryable(), "the same provider would send the same again");
         assertTrue(recorder.deltas.isEmpty());
@@ -180,9 +192,7 @@ public abstract class AbstractModelProviderContractTest {
             }
             out.flush();
         });
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals(List.of("a"), recorder.deltas);
         assertTrue(recorder.alive.get() >= 4, "the answer's start and three keep-alives: " + recorder.alive.get());
     }
@@ -190,9 +200,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals("tool_calls", recorder.finishReason);
         assertTrue(recorder.deltas.isEmpty());
         String all = String.join("", recorder.toolCalls);
@@ -209,9 +217,7 @@ public abstract class AbstractModelProviderContractTest {
             exchange.sendResponseHeaders(429, body.length);
             exchange.getResponseBody().write(body);
         });
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertNotNull(recorder.failure);
         assertEquals(429, recorder.failure.status());
         assertTrue(recorder.failure.retryable() && recorder.failure.rateLimited());
@@ -223,9 +229,7 @@ public abstract class AbstractModelProviderContractTest {
     void aServerErrorIsRetryableAndABadRequestIsNot() throws Exception {
         for (int status : new int[] {500, 503, 400, 422}) {
             handler.set(exchange -> exchange.sendResponseHeaders(status, -1));
-            RecordingListener recorder = new RecordingListener();
-            provider.call(ROUTE, REQUEST, 16, recorder);
-            recorder.await();
+            RecordingListener recorder = callAndWait();
             assertEquals(status, recorder.failure.status());
             assertEquals(status >= 500, recorder.failure.retryable(), "status " + status);
         }
@@ -234,15 +238,9 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void aRefusalOfTheGatewayItselfIsAProviderFaultAndItsBodyStaysInTheLog() throws Exception {
         for (int status : new int[] {401, 403, 404}) {
-            handler.set(exchange -> {
-                byte[] body = ("{\"error\":{\"message\":\"Incorrect API key provided: sk-UPSTR****7890 at "
-                        + "http://10.0.0.5:8000/internal\"}}").getBytes(StandardCharsets.UTF_8);
-                exchange.sendResponseHeaders(status, body.length);
-                exchange.getResponseBody().write(body);
-            });
-            RecordingListener recorder = new RecordingListener();
-            provider.call(ROUTE, REQUEST, 16, recorder);
-            recorder.await();
+            handler.set(exchange -> answer(exchange, status, "application/json", "{\"error\":{\"message\":"
+                    + "\"Incorrect API key provided: sk-UPSTR****7890 at http://10.0.0.5:8000/internal\"}}"));
+            RecordingListener recorder = callAndWait();
             assertTrue(recorder.failure.providerFault(), "status " + status);
             String message = recorder.failure.message();
             assertTrue(message.contains("answered HTTP " + status), message);
@@ -253,16 +251,10 @@ public abstract class AbstractModelProviderContractTest {
 
     @Test
     void aRejectionOfTheRequestTellsTheClientWhatTheProviderSaidMasked() throws Exception {
-        handler.set(exchange -> {
-            byte[] body = ("{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens "
-                    + "(key sk-abcdefghijklmnop, see https://internal.example/docs)\",\"type\":\"invalid_request_error\"}}")
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(400, body.length);
-            exchange.getResponseBody().write(body);
-        });
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        handler.set(exchange -> answer(exchange, 400, "application/json", "{\"error\":{\"message\":\"This model's "
+                + "maximum context length is 8192 tokens (key sk-abcdefghijklmnop, see https://internal.example/docs)\","
+                + "\"type\":\"invalid_request_error\"}}"));
+        RecordingListener recorder = callAndWait();
         String message = recorder.failure.message();
         assertTrue(message.contains("maximum context length is 8192 tokens"), message);
         assertFalse(message.contains("sk-abcdefghijklmnop") || message.contains("internal.example"), message);
@@ -284,15 +276,9 @@ public abstract class AbstractModelProviderContractTest {
 
     @Test
     void aWholeJsonAnswerWhereAStreamWasAskedForIsReportedNotRetried() throws Exception {
-        handler.set(exchange -> {
-            byte[] body = "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[]}".getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-        });
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        handler.set(exchange -> answer(exchange, 200, "application/json",
+                "{\"id\":\"x\",\"object\":\"chat.completion\",\"choices\":[]}"));
+        RecordingListener recorder = callAndWait();
         assertNotNull(recorder.failure);
         assertFalse(recorder.failure.retryable(), "it would answer the same again, at the provider's cost");
         assertTrue(recorder.failure.message().contains("whole answer (application/json)"), recorder.failure.message());
@@ -312,9 +298,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void aStreamCutBeforeDoneIsAFailure() throws Exception {
         handler.set(exchange -> sse(exchange, truncatedStream()));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals(List.of("par"), recorder.deltas);
         assertNotNull(recorder.failure);
     }

@@ -124,9 +124,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     void anErrorReportedInTheStreamIsAFailureAfterWhatCameBefore() throws Exception {
         handler.set(exchange -> sse(exchange, List.of(textPiece("par"),
                 "{\"error\":{\"message\":\"overloaded\",\"code\":503}}", "[DONE]")));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals(List.of("par"), recorder.deltas);
         assertEquals(502, recorder.failure.status());
         assertFalse(recorder.failure.retryable(), "output already went to the client");
@@ -140,9 +138,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
                 + "\"top_logprobs\":[]}],\"refusal\":null},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[]},\"finish_reason\":\"stop\"}]}",
                 "[DONE]")));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals(List.of("[{\"token\":\"Hi\",\"logprob\":-0.25,\"bytes\":[72,105],\"top_logprobs\":[]}]"),
                 recorder.logprobs, "an empty list is nothing to pass on");
         assertEquals(List.of("Hi"), recorder.deltas);
@@ -154,9 +150,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         String split = "{\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"one\"},\"finish_reason\":null}]}";
         handler.set(exchange -> sse(exchange, List.of(role, split, textPiece(" two"),
                 "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertNull(recorder.failure);
         assertEquals(List.of("one", " two"), recorder.deltas);
         assertEquals("stop", recorder.finishReason);
@@ -165,9 +159,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     @Test
     void anUnreadableChunkIsAFailure() throws Exception {
         handler.set(exchange -> sse(exchange, List.of(textPiece("par"), "{\"choices\":[", "[DONE]")));
-        RecordingListener recorder = new RecordingListener();
-        provider.call(ROUTE, REQUEST, 16, recorder);
-        recorder.await();
+        RecordingListener recorder = callAndWait();
         assertEquals(List.of("par"), recorder.deltas);
         assertEquals(502, recorder.failure.status());
         assertEquals("unreadable chunk from stub", recorder.failure.message());
