@@ -163,6 +163,10 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 return; // event names, the blank line after an event
             }
             String data = line.substring(5).strip();
+            if (data.isEmpty() && pending == null) {
+                alive(); // an event without data: nothing to read, but the provider is there
+                return;
+            }
             if (pending != null) {
                 // SSE joins the data lines of one event with a line feed: a chunk may come over several.
                 data = pending.append('\n').append(data).toString();

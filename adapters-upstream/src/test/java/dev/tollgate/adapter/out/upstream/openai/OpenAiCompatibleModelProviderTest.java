@@ -145,10 +145,10 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     }
 
     @Test
-    void aChunkOverSeveralDataLinesIsOneChunk() throws Exception {
+    void aChunkOverSeveralDataLinesIsOneChunkAndAnEmptyDataLineIsNothing() throws Exception {
         String role = "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}";
         String split = "{\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"one\"},\"finish_reason\":null}]}";
-        handler.set(exchange -> sse(exchange, List.of(role, split, textPiece(" two"),
+        handler.set(exchange -> sse(exchange, List.of(role, "", split, textPiece(" two"),
                 "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")));
         RecordingListener recorder = callAndWait();
         assertNull(recorder.failure);
