@@ -85,7 +85,12 @@ public interface ModelProvider {
          * the request, this one will not however often it is asked.
          */
         public boolean providerFault() {
-            return invalidParam == null && (status == 401 || status == 403 || status == 404);
+            return invalidParam == null && refusesGateway(status);
+        }
+
+        /** Whether an HTTP status from a provider is it refusing the gateway itself (see {@link #providerFault}). */
+        public static boolean refusesGateway(int status) {
+            return status == 401 || status == 403 || status == 404;
         }
 
         /** The request cannot be expressed in this provider's API; {@code param} names the field, as §2.3 does. */

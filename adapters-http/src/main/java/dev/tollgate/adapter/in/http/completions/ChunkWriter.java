@@ -61,16 +61,16 @@ final class ChunkWriter {
         return chunk(delta, null);
     }
 
-    /** @param logprobsJson the log probabilities of this text ({@code logprobs.content} entries), or null */
-    String textChunk(String text, String logprobsJson) {
+    /** @param logprobs the log probabilities of this text ({@code logprobs.content} entries), or null */
+    String textChunk(String text, List<Object> logprobs) {
         Map<String, Object> delta = new LinkedHashMap<>();
         delta.put("content", text);
-        return chunk(delta, null, logprobsJson);
+        return chunk(delta, null, logprobs);
     }
 
     /** Log probabilities that came with no text after them (before the finish): a chunk of their own. */
-    String logprobsChunk(String logprobsJson) {
-        return chunk(new LinkedHashMap<>(), null, logprobsJson);
+    String logprobsChunk(List<Object> logprobs) {
+        return chunk(new LinkedHashMap<>(), null, logprobs);
     }
 
     private Map<String, Object> logprobs(List<Object> content) {
@@ -125,12 +125,12 @@ final class ChunkWriter {
         return chunk(delta, finishReason, null);
     }
 
-    private String chunk(Map<String, Object> delta, String finishReason, String logprobsJson) {
+    private String chunk(Map<String, Object> delta, String finishReason, List<Object> logprobs) {
         Map<String, Object> choice = new LinkedHashMap<>();
         choice.put("index", 0);
         choice.put("delta", delta);
-        if (logprobsJson != null) {
-            choice.put("logprobs", logprobs(readList(logprobsJson)));
+        if (logprobs != null) {
+            choice.put("logprobs", logprobs(logprobs));
         }
         choice.put("finish_reason", finishReason);
         Map<String, Object> body = envelope("chat.completion.chunk");

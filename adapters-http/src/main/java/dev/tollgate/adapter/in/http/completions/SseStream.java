@@ -12,6 +12,8 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,8 +47,8 @@ final class SseStream implements CompletionObserver {
     private boolean committed;
     private boolean roleSent;
     private boolean ended;
-    /** Log probabilities waiting for the text they belong to (a JSON array), or null. */
-    private String pendingLogprobs;
+    /** Log probabilities waiting for the text they belong to ({@code logprobs.content} entries), or null. */
+    private List<Object> pendingLogprobs;
 
     /**
      * @param timers runs the keep-alive timer; a timer queue that always holds an earlier deadline (see the
@@ -153,8 +155,10 @@ final class SseStream implements CompletionObserver {
     public synchronized void onLogprobs(String contentJson) {
         if (!ended) {
             // Sent with the text they belong to, which comes next.
-            pendingLogprobs = pendingLogprobs == null ? contentJson
-                    : pendingLogprobs.substring(0, pendingLogprobs.length() - 1) + "," + contentJson.substring(1);
+            if (pendingLogprobs == null) {
+                pendingLogprobs = new ArrayList<>();
+            }
+            pendingLogprobs.addAll(chunks.readList(contentJson));
         }
     }
 

@@ -71,7 +71,7 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         if (UpstreamErrors.requestRejected(status)) {
             String said = UpstreamErrors.providerMessage(body);
             message += said.isEmpty() ? "" : ": " + said;
-        } else if (status == 401 || status == 403 || status == 404) {
+        } else if (ModelProvider.UpstreamFailure.refusesGateway(status)) {
             message += " (the gateway's credentials or model name for this provider; see the gateway's log)";
         }
         // Retryable: at capacity, a server error, or the provider's own request timeout (408). A 401, 403 or 404

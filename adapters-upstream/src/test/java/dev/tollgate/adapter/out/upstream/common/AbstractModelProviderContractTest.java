@@ -131,10 +131,15 @@ public abstract class AbstractModelProviderContractTest {
         exchange.getResponseBody().write(bytes);
     }
 
-    protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
+    /** Starts a 200 event stream of unknown length; answers where to write it. */
+    protected static OutputStream openStream(HttpExchange exchange) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
         exchange.sendResponseHeaders(200, 0);
-        OutputStream out = exchange.getResponseBody();
+        return exchange.getResponseBody();
+    }
+
+    protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
+        OutputStream out = openStream(exchange);
         for (String event : events) {
             out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
@@ -155,9 +160,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void anEventLineBeyondTheLimitIsAFailureThatNamesItAndIsNotRetried() throws Exception {
         handler.set(exchange -> {
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
+            OutputStream out = openStream(exchange);
             byte[] piece = "x".repeat(64 * 1024).getBytes(StandardCharsets.US_ASCII);
             try {
                 out.write("data: ".getBytes(StandardCharsets.US_ASCII));
@@ -178,9 +181,7 @@ public abstract class AbstractModelProviderContractTest {
     @Test
     void keepAliveCommentsSayTheProviderIsThereWithoutOutput() throws Exception {
         handler.set(exchange -> {
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
+            OutputStream out = openStream(exchange);
             List<String> events = textStream(List.of("a"));
             out.write(("data: " + events.get(0) + "\n\n").getBytes(StandardCharsets.UTF_8));
             for (int i = 0; i < 3; i++) {
@@ -310,9 +311,7 @@ public abstract class AbstractModelProviderContractTest {
         AtomicLong cancelledAt = new AtomicLong();
         CountDownLatch sawClose = new CountDownLatch(1);
         handler.set(exchange -> {
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, 0);
-            OutputStream out = exchange.getResponseBody();
+            OutputStream out = openStream(exchange);
             try {
                 for (String opening : streamOpening()) {
                     out.write(("data: " + opening + "\n\n").getBytes(StandardCharsets.UTF_8));
