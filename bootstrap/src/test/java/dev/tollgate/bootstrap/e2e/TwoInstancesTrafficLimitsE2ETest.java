@@ -59,7 +59,8 @@ class TwoInstancesTrafficLimitsE2ETest {
             GatewayE2ETest.useCatalog(properties, CATALOG);
             properties.put("redis.uri", redisUri);
             properties.put("tollgate.redis.key-prefix", prefix);
-            properties.put("tollgate.redis.command-timeout", "100ms");
+            // Generous: a decision that times out on a loaded machine would make an instance decide alone for a moment.
+            properties.put("tollgate.redis.command-timeout", "1s");
             properties.put("tollgate.limits.key.burst", "6");
             properties.put("tollgate.limits.key.concurrency", "2");
             properties.put("tollgate.limits.failover.instances", "2");

@@ -11,8 +11,11 @@ import dev.tollgate.domain.quota.QuotaDecision;
 import dev.tollgate.domain.quota.SlotLease;
 import dev.tollgate.domain.quota.TrafficDemand;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -21,6 +24,8 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -92,6 +97,8 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
     private static final int PER_CHECK = 5;
 
     private final RedisClient client;
+    /** Where to connect again from a decision, with the command timeout (connect() made the first attempt). */
+    private final RedisURI onRequest;
     private final String endpoint;
     private final String prefix;
     private final long leaseTtlMillis;
@@ -117,8 +124,10 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
      */
     private final AtomicBoolean scriptCacheLost = new AtomicBoolean();
 
-    private RedisQuotaCounter(RedisClient client, String endpoint, String prefix, Duration leaseTtl, Clock clock) {
+    private RedisQuotaCounter(RedisClient client, String endpoint, String prefix, Duration leaseTtl, Clock clock,
+            RedisURI onRequest) {
         this.client = client;
+        this.onRequest = onRequest;
         this.endpoint = endpoint;
         this.prefix = prefix;
         this.leaseTtlMillis = leaseTtl.toMillis();
@@ -139,7 +148,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
      *
      * @param redisUri       e.g. {@code redis://:password@host:6379/0}; never repeated in messages or logs
      * @param keyPrefix      put before every bucket's key, e.g. {@value #DEFAULT_KEY_PREFIX}
-     * @param commandTimeout how long a decision may wait for Redis (also the connect timeout)
+     * @param commandTimeout how long a decision may wait for Redis (connecting may take at least a second)
      * @param leaseTtl       how long a concurrency slot outlives its last renewal; renewed every third of it
      * @param clock          the time leases are renewed at (the callers' clock)
      */
@@ -150,28 +159,46 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         if (commandTimeout.toMillis() < 1 || leaseTtl.toMillis() < 3) {
             throw new IllegalArgumentException("the command timeout takes at least 1 ms, the lease TTL at least 3 ms");
         }
-        RedisURI uri = parse(redisUri);
-        uri.setTimeout(commandTimeout);
+        // The first connection — the socket, the handshake, loading the scripts — is made here, at start, off the
+        // request path, and may take longer than one decision on a loaded or just-started host: it gets at least a
+        // second, so that a start on a busy machine does not begin with the limits decided alone. A connection made
+        // again on the request path (after a failed start) waits no longer than a decision would.
+        Duration connectTimeout = max(commandTimeout, MIN_CONNECT_TIMEOUT);
+        RedisURI atStart = parse(redisUri);
+        atStart.setTimeout(connectTimeout);
+        RedisURI onRequest = parse(redisUri);
+        onRequest.setTimeout(commandTimeout);
         // Lettuce's reconnect delay grows to 30 s by default; after an outage the shared limits would stay off that
         // long. Capped at half a second, a Redis that is back is used again within about a second (G9: ≤ 5 s).
         ClientResources resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofMillis(500), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
-        RedisClient client = RedisClient.create(resources, uri);
+        RedisClient client = RedisClient.create(resources, onRequest);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 // A command queued while disconnected would run after its caller gave up on it and counted a
                 // request that was never served: fail it at once instead.
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 // Connecting may take longer than one command on a loaded host; a refused connection fails at once.
-                .socketOptions(SocketOptions.builder().connectTimeout(max(commandTimeout, MIN_CONNECT_TIMEOUT))
-                        .build())
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+                .timeoutOptions(TimeoutOptions.builder().timeoutSource(new TimeoutOptions.TimeoutSource() {
+                    @Override
+                    public long getTimeout(RedisCommand<?, ?, ?> command) {
+                        // Scripts are loaded only while connecting, which waits for them itself (loadScripts).
+                        return (command.getType() == CommandType.SCRIPT ? connectTimeout : commandTimeout).toNanos();
+                    }
+
+                    @Override
+                    public TimeUnit getTimeUnit() {
+                        return TimeUnit.NANOSECONDS;
+                    }
+                }).build())
                 .build());
-        RedisQuotaCounter counter = new RedisQuotaCounter(client, describe(uri), keyPrefix, leaseTtl, clock);
+        RedisQuotaCounter counter = new RedisQuotaCounter(client, describe(onRequest), keyPrefix, leaseTtl, clock,
+                onRequest);
         try {
-            counter.commands();
+            counter.connectNow(atStart);
         } catch (Unavailable e) {
             LOG.warn("{}; until it answers, each decision that needs it fails and the configured failure policy "
                     + "decides (by default a per-instance share of each limit)", e.getMessage());
@@ -584,6 +611,11 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         if (open != null) {
             return open.sync();
         }
+        return connectNow(onRequest);
+    }
+
+    /** Connects to {@code uri} (its timeout bounds the whole attempt) unless connected, or failed a moment ago. */
+    private RedisCommands<String, String> connectNow(RedisURI uri) {
         synchronized (connecting) {
             if (closed) {
                 throw new Unavailable("the quota counter for Redis at " + endpoint + " is closed", null);
@@ -595,11 +627,9 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 throw unavailable("could not be reached a moment ago", connectFailure);
             }
             try {
-                StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8);
+                StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8, uri);
                 try {
-                    for (Script script : List.of(decide, renew, release, replay, replayCooldowns)) {
-                        opened.sync().scriptLoad(script.body);
-                    }
+                    loadScripts(opened, uri.getTimeout());
                 } catch (RedisException e) {
                     opened.close();
                     throw e;
@@ -612,6 +642,17 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 lastConnectFailure = System.nanoTime();
                 throw unavailable("could not be reached", e);
             }
+        }
+    }
+
+    private void loadScripts(StatefulRedisConnection<String, String> opened, Duration wait) {
+        List<Script> scripts = List.of(decide, renew, release, replay, replayCooldowns);
+        RedisFuture<?>[] loads = new RedisFuture<?>[scripts.size()];
+        for (int i = 0; i < loads.length; i++) {
+            loads[i] = opened.async().scriptLoad(scripts.get(i).body);
+        }
+        if (!LettuceFutures.awaitAll(wait, loads)) {
+            throw new RedisCommandTimeoutException("the scripts were not loaded within " + wait.toMillis() + " ms");
         }
     }
 

@@ -386,6 +386,19 @@ class RedisQuotaCounterTest {
     }
 
     @Test
+    void theFirstConnectionMayTakeLongerThanADecision() throws Exception {
+        try (Proxy proxy = new Proxy()) {
+            proxy.holdNewConnections(Duration.ofMillis(400)); // a busy host at start: slower than the 100 ms below
+            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), PREFIX + "slow-start:",
+                    Duration.ofSeconds(30), Duration.ofMillis(100));
+            // Had the start given up, this decision would connect again within its 100 ms and fail (Unavailable).
+            QuotaDecision decision = counter.decide(demand(new QuotaCheck.Requests(bucket(LimitScope.KEY, "rpm"), 5,
+                    Duration.ofMinutes(1), null)), T0);
+            assertTrue(decision.admitted(), "connected at start, so the first decision is Redis's");
+        }
+    }
+
+    @Test
     void aLostConnectionIsUnavailableAndComesBack() throws Exception {
         String prefix = PREFIX + "proxy:";
         TrafficDemand demand = demand(new QuotaCheck.Requests(bucket(LimitScope.KEY, "rpm"), 100,
@@ -669,6 +682,8 @@ class RedisQuotaCounterTest {
         private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         private final List<Socket> sockets = new CopyOnWriteArrayList<>();
         private volatile boolean up = true;
+        /** How long each new connection's first answers are held back (a slow start), in milliseconds. */
+        private volatile long holdMillis;
 
         Proxy() throws IOException {
             Thread accepting = new Thread(this::accept, "redis-proxy-accept");
@@ -692,6 +707,11 @@ class RedisQuotaCounterTest {
             up = true;
         }
 
+        /** From now on, what Redis answers on a new connection reaches the client only {@code hold} after accept. */
+        void holdNewConnections(Duration hold) {
+            holdMillis = hold.toMillis();
+        }
+
         private void accept() {
             io.lettuce.core.RedisURI target = io.lettuce.core.RedisURI.create(RedisTestSupport.URI);
             while (!server.isClosed()) {
@@ -704,8 +724,8 @@ class RedisQuotaCounterTest {
                     Socket redis = new Socket(target.getHost(), target.getPort());
                     sockets.add(client);
                     sockets.add(redis);
-                    pump(client, redis);
-                    pump(redis, client);
+                    pump(client, redis, 0);
+                    pump(redis, client, holdMillis);
                 } catch (IOException e) {
                     if (server.isClosed()) {
                         return;
@@ -714,10 +734,13 @@ class RedisQuotaCounterTest {
             }
         }
 
-        private static void pump(Socket from, Socket to) {
+        private static void pump(Socket from, Socket to, long holdMillis) {
             Thread thread = new Thread(() -> {
                 try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                    Thread.sleep(holdMillis);
                     in.transferTo(out);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 } catch (IOException e) {
                     // The relay was cut: the other direction notices on its own.
                 }
