@@ -102,17 +102,29 @@ public final class AnthropicModelProvider implements ModelProvider {
             if (!open()) {
                 return;
             }
+            if (line.isEmpty()) {
+                eventEnded("event"); // the blank line after an event: its data lines had to make one
+                return;
+            }
             if (!line.startsWith("data:")) {
                 if (line.startsWith(":")) {
                     alive(); // a keep-alive comment
                 }
                 return; // "event:" lines repeat the type that the data carries
             }
-            Map<String, Object> event;
-            try {
-                event = json.readValue(line.substring(5).strip(), Argument.mapOf(String.class, Object.class));
-            } catch (IOException e) {
-                fail(new UpstreamFailure(502, false, false, null, "unreadable event from " + name));
+            String data = line.substring(5).strip();
+            if (data.isEmpty() && !dataPending()) {
+                alive(); // an event without data: nothing to read, but the provider is there
+                return;
+            }
+            Map<String, Object> event = readData(data, text -> {
+                Map<String, Object> read = json.readValue(text, Argument.mapOf(String.class, Object.class));
+                if (read == null) {
+                    throw new IOException("an event is a JSON object");
+                }
+                return read;
+            });
+            if (event == null) {
                 return;
             }
             String type = String.valueOf(event.get("type"));

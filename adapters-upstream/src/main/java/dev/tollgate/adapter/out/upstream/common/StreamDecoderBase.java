@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.application.port.out.ModelProvider;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -17,6 +18,8 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     private boolean cancelled;
     private boolean finished;
     private boolean produced;
+    /** The data lines of the current event while they do not make a readable event yet. */
+    private StringBuilder pendingData;
 
     private final Clock clock;
 
@@ -99,6 +102,52 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         }
         // Not retried: the same provider would most likely send the same again.
         fail(new ModelProvider.UpstreamFailure(502, false, false, null, provider + " sent " + what));
+    }
+
+    /** Reads an event's data (JSON text), failing on text that is not such an event. */
+    @FunctionalInterface
+    protected interface DataReader<T> {
+        T read(String data) throws IOException;
+    }
+
+    /**
+     * Reads the text of one {@code data:} line as an event. SSE joins the data lines of one event with a line feed,
+     * so an event may come over several lines: each line is read together with the lines of its event before it, as
+     * soon as it arrives (a provider that sends an event per line is passed on without waiting for the blank line
+     * that ends it). Null while the lines so far make no event; then the event's end ({@link #eventEnded}) tells
+     * whether they ever did.
+     */
+    protected final <T> T readData(String data, DataReader<T> reader) {
+        String text = pendingData == null ? data : pendingData.append('\n').append(data).toString();
+        try {
+            T event = reader.read(text);
+            pendingData = null;
+            return event;
+        } catch (IOException e) {
+            if (text.length() > SseLineSplitter.MAX_LINE) {
+                malformed("an event longer than " + SseLineSplitter.MAX_LINE + " bytes (the gateway's limit)");
+            } else if (pendingData == null) {
+                pendingData = new StringBuilder(text); // perhaps the first line of several: read on
+            }
+            return null;
+        }
+    }
+
+    /** Whether data lines of an unfinished event are waiting for the next ({@link #readData}). */
+    protected final boolean dataPending() {
+        return pendingData != null;
+    }
+
+    /**
+     * A blank line ended an event: if its data lines made no event, the provider sent something unreadable and
+     * the stream fails.
+     */
+    protected final void eventEnded(String what) {
+        if (pendingData != null) {
+            pendingData = null;
+            fail(new ModelProvider.UpstreamFailure(502, false, false, null, "unreadable " + what + " from "
+                    + provider));
+        }
     }
 
     /**

@@ -139,8 +139,6 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
     private final class StreamDecoder extends StreamDecoderBase {
         private String finishReason;
         private TokenUsage usage;
-        /** The data lines of the current event while they do not make a chunk yet. */
-        private StringBuilder pending;
 
         StreamDecoder(UpstreamListener listener) {
             super(name, listener, http.clock());
@@ -151,41 +149,31 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             if (!open()) {
                 return;
             }
-            if (line.isEmpty() && pending != null) {
-                // The event ended and its data lines still make no chunk.
-                fail(new UpstreamFailure(502, false, false, null, "unreadable chunk from " + name));
+            if (line.isEmpty()) {
+                eventEnded("chunk"); // the blank line after an event: its data lines had to make a chunk
                 return;
             }
             if (!line.startsWith("data:")) {
                 if (line.startsWith(":")) {
                     alive(); // a keep-alive comment
                 }
-                return; // event names, the blank line after an event
+                return; // event names
             }
             String data = line.substring(5).strip();
-            if (data.isEmpty() && pending == null) {
-                alive(); // an event without data: nothing to read, but the provider is there
-                return;
-            }
-            if (pending != null) {
-                // SSE joins the data lines of one event with a line feed: a chunk may come over several.
-                data = pending.append('\n').append(data).toString();
-            } else if (data.equals("[DONE]")) {
-                finish(finishReason == null ? "stop" : finishReason, usage);
-                return;
-            }
-            OpenAiChunk chunk;
-            try {
-                chunk = OpenAiChunk.read(data);
-            } catch (IOException e) {
-                if (data.length() > SseLineSplitter.MAX_LINE) {
-                    malformed("an event longer than " + SseLineSplitter.MAX_LINE + " bytes (the gateway's limit)");
-                } else if (pending == null) {
-                    pending = new StringBuilder(data); // perhaps the first line of several: read on
+            if (!dataPending()) {
+                if (data.isEmpty()) {
+                    alive(); // an event without data: nothing to read, but the provider is there
+                    return;
                 }
+                if (data.equals("[DONE]")) {
+                    finish(finishReason == null ? "stop" : finishReason, usage);
+                    return;
+                }
+            }
+            OpenAiChunk chunk = readData(data, OpenAiChunk::read);
+            if (chunk == null) {
                 return;
             }
-            pending = null;
             if (chunk.error() != null) {
                 reportedError(502, false, chunk.error());
                 return;

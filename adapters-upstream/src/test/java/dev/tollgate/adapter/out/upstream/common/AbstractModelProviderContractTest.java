@@ -24,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -144,6 +145,37 @@ public abstract class AbstractModelProviderContractTest {
             out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
         }
+    }
+
+    @Test
+    void anEventOverSeveralDataLinesIsOneEventAndAnEmptyDataLineIsNothing() throws Exception {
+        List<String> events = new ArrayList<>(textStream(List.of("one", " two")));
+        int at = events.indexOf(textPiece("one"));
+        String piece = events.get(at);
+        int cut = piece.indexOf(',') + 1;
+        // SSE joins an event's data lines with a line feed, which JSON reads as white space.
+        events.set(at, piece.substring(0, cut) + "\ndata: " + piece.substring(cut));
+        events.add(at, ""); // an event whose one data line is empty
+        handler.set(exchange -> sse(exchange, events));
+        RecordingListener recorder = callAndWait();
+        assertNull(recorder.failure);
+        assertEquals(List.of("one", " two"), recorder.deltas);
+        assertNotNull(recorder.finishReason);
+    }
+
+    @Test
+    void anUnreadableEventIsAFailureOnceItEnds() throws Exception {
+        List<String> events = new ArrayList<>(truncatedStream());
+        events.add("{\"choices\":[");
+        events.addAll(textStream(List.of("never")));
+        handler.set(exchange -> sse(exchange, events));
+        RecordingListener recorder = callAndWait();
+        assertEquals(List.of("par"), recorder.deltas);
+        assertEquals(502, recorder.failure.status());
+        assertTrue(recorder.failure.message().startsWith("unreadable ") && recorder.failure.message()
+                .endsWith(" from stub"), recorder.failure.message());
+        assertFalse(recorder.failure.retryable(), "the same provider would send the same again");
+        assertNull(recorder.finishReason, "one terminal event: the failure");
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.tollgate.adapter.out.upstream.openai;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -142,27 +141,5 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertEquals(List.of("[{\"token\":\"Hi\",\"logprob\":-0.25,\"bytes\":[72,105],\"top_logprobs\":[]}]"),
                 recorder.logprobs, "an empty list is nothing to pass on");
         assertEquals(List.of("Hi"), recorder.deltas);
-    }
-
-    @Test
-    void aChunkOverSeveralDataLinesIsOneChunkAndAnEmptyDataLineIsNothing() throws Exception {
-        String role = "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}";
-        String split = "{\"choices\":[{\"index\":0,\ndata: \"delta\":{\"content\":\"one\"},\"finish_reason\":null}]}";
-        handler.set(exchange -> sse(exchange, List.of(role, "", split, textPiece(" two"),
-                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")));
-        RecordingListener recorder = callAndWait();
-        assertNull(recorder.failure);
-        assertEquals(List.of("one", " two"), recorder.deltas);
-        assertEquals("stop", recorder.finishReason);
-    }
-
-    @Test
-    void anUnreadableChunkIsAFailure() throws Exception {
-        handler.set(exchange -> sse(exchange, List.of(textPiece("par"), "{\"choices\":[", "[DONE]")));
-        RecordingListener recorder = callAndWait();
-        assertEquals(List.of("par"), recorder.deltas);
-        assertEquals(502, recorder.failure.status());
-        assertEquals("unreadable chunk from stub", recorder.failure.message());
-        assertNull(recorder.finishReason, "one terminal event: the failure");
     }
 }
