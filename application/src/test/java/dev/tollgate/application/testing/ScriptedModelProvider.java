@@ -172,6 +172,11 @@ public final class ScriptedModelProvider implements ModelProvider {
             listener.onFailure(UpstreamFailure.invalidRequest(param, message));
         }
 
+        /** The provider answered something that is no answer of its API ({@link UpstreamFailure#brokenAnswer}). */
+        public synchronized void answerBroken() {
+            listener.onFailure(UpstreamFailure.brokenAnswer("unreadable chunk from scripted"));
+        }
+
         public synchronized void fail(int status, boolean retryable, boolean rateLimited, Duration retryAfter) {
             listener.onFailure(new UpstreamFailure(status, retryable, rateLimited, retryAfter,
                     "scripted HTTP " + status));

@@ -72,20 +72,35 @@ public interface ModelProvider {
      * failure.
      */
     record UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter, String message,
-            String invalidParam) {
+            String invalidParam, boolean brokenAnswer) {
+
+        public UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter,
+                String message, String invalidParam) {
+            this(status, retryable, rateLimited, retryAfter, message, invalidParam, false);
+        }
 
         public UpstreamFailure(int status, boolean retryable, boolean rateLimited, Duration retryAfter,
                 String message) {
-            this(status, retryable, rateLimited, retryAfter, message, null);
+            this(status, retryable, rateLimited, retryAfter, message, null, false);
+        }
+
+        /**
+         * The provider answered with something that is no answer of its API (an unreadable event, a whole document
+         * where a stream was asked for): asking it again would most likely bring the same, but another provider of
+         * the model may serve the request ({@link #providerFault}).
+         */
+        public static UpstreamFailure brokenAnswer(String message) {
+            return new UpstreamFailure(502, false, false, null, message, null, true);
         }
 
         /**
          * The provider refused the gateway itself — its credentials (401), its access (403) or the upstream model
-         * name (404) — rather than the client's request or its own load: another provider of the model may serve
-         * the request, this one will not however often it is asked.
+         * name (404) — or answered something that is no answer of its API ({@link #brokenAnswer}), rather than
+         * failing on the client's request or its own load: another provider of the model may serve the request,
+         * this one will not however often it is asked.
          */
         public boolean providerFault() {
-            return invalidParam == null && refusesGateway(status);
+            return invalidParam == null && (brokenAnswer || refusesGateway(status));
         }
 
         /** Whether an HTTP status from a provider is it refusing the gateway itself (see {@link #providerFault}). */

@@ -18,6 +18,7 @@ import dev.tollgate.domain.shared.Usd;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -63,8 +64,8 @@ final class CompletionRun implements RunningCompletion {
     /** The longest Retry-After that took a provider out of this request (over LONGEST_HINTED_WAIT). */
     private Duration longestHint;
     /**
-     * Routes not asked again in this request: their provider refused the gateway itself (401, 403, 404) or asked
-     * for a longer wait than a client waits; null while none.
+     * Routes not asked again in this request: their provider refused the gateway itself (401, 403, 404), answered
+     * something unreadable, or asked for a longer wait than a client waits; null while none.
      */
     private Set<Integer> retiredRoutes;
     private ModelProvider.UpstreamCall call;
@@ -403,6 +404,9 @@ final class CompletionRun implements RunningCompletion {
     /** Events of one attempt; stale events of an abandoned attempt are ignored. */
     private final class Listener implements ModelProvider.UpstreamListener {
 
+        /** Log probabilities that came before the output they belong to; an abandoned attempt's go with it. */
+        private List<String> pendingLogprobs;
+
         @Override
         public void onFirstByte() {
             synchronized (CompletionRun.this) {
@@ -410,11 +414,25 @@ final class CompletionRun implements RunningCompletion {
                     return;
                 }
                 idleActivity(this);
-                if (!started) {
-                    started = true;
-                    ttftMillis = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
-                    observer.onStarted(route.provider().value());
-                }
+            }
+        }
+
+        /**
+         * Output arrived (text, a tool call, or the end of the answer): the provider is answering for real, so the
+         * client's stream starts now — not with the provider's status line, after which it may still fail before
+         * any output, when another provider is tried and the client must get a real status if none answers
+         * (sdk-contract.md: errors before the first byte keep their status). Called with the run's lock held.
+         */
+        private void output() {
+            idleActivity(this);
+            if (!started) {
+                started = true;
+                ttftMillis = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
+                observer.onStarted(route.provider().value());
+            }
+            if (pendingLogprobs != null) {
+                pendingLogprobs.forEach(observer::onLogprobs);
+                pendingLogprobs = null;
             }
         }
 
@@ -425,7 +443,7 @@ final class CompletionRun implements RunningCompletion {
                     drained(this, output -> output.text(text));
                     return;
                 }
-                onFirstByte();
+                output();
                 delivered.text(text);
                 observer.onDelta(text);
             }
@@ -438,7 +456,7 @@ final class CompletionRun implements RunningCompletion {
                     drained(this, output -> output.toolCalls(toolCallsJson));
                     return;
                 }
-                onFirstByte();
+                output();
                 // Tool calls are output too: they count for partial billing and end any fallback.
                 delivered.toolCalls(toolCallsJson);
                 observer.onToolCallDelta(toolCallsJson);
@@ -449,7 +467,10 @@ final class CompletionRun implements RunningCompletion {
         public void onLogprobs(String contentJson) {
             synchronized (CompletionRun.this) {
                 if (!done && this == current && ctx.request().logprobs()) {
-                    observer.onLogprobs(contentJson);
+                    if (pendingLogprobs == null) {
+                        pendingLogprobs = new ArrayList<>(2);
+                    }
+                    pendingLogprobs.add(contentJson); // passed on with the output that follows
                 }
             }
         }
@@ -460,7 +481,7 @@ final class CompletionRun implements RunningCompletion {
                 if (done || this != current) {
                     return;
                 }
-                onFirstByte();
+                output();
                 done = true;
                 cancelTimers();
                 TokenUsage usage = reportedUsage != null ? withinAllowance(plausible(reportedUsage)) : partialUsage();
@@ -488,8 +509,8 @@ final class CompletionRun implements RunningCompletion {
                         failure.message(), 0, false, failure.invalidParam()), TokenUsage.NONE, "failed");
                 return;
             }
-            boolean misconfigured = failure.providerFault();
-            if (!delivered.isEmpty() || !failure.retryable() && !misconfigured) {
+            boolean providerFault = failure.providerFault();
+            if (!delivered.isEmpty() || !failure.retryable() && !providerFault) {
                 // After output a provider's 4xx is still the provider failing us, not the client's request. The
                 // status reaches a non-streaming client; a stream that began has committed its 200 already.
                 int status = delivered.isEmpty() && failure.status() >= 400 && failure.status() < 500 ? 400 : 502;
@@ -500,17 +521,18 @@ final class CompletionRun implements RunningCompletion {
                 return;
             }
             Duration hint = failure.retryAfter();
-            boolean waitTooLong = !misconfigured && hint != null
+            boolean waitTooLong = !providerFault && hint != null
                     && hint.compareTo(CompletionSettings.LONGEST_HINTED_WAIT) > 0;
-            if (misconfigured || waitTooLong) {
-                // The gateway's credentials or model name for this provider, or a provider that will not take
-                // requests for longer than a client waits: other providers are tried, this one not again.
+            if (providerFault || waitTooLong) {
+                // The gateway's credentials or model name for this provider, a provider that answers what its API
+                // does not, or one that will not take requests for longer than a client waits: other providers
+                // are tried, this one not again.
                 if (retiredRoutes == null) {
                     retiredRoutes = new HashSet<>();
                 }
                 retiredRoutes.add(routeIndex);
             }
-            if (!misconfigured) {
+            if (!providerFault) {
                 allRateLimited &= failure.rateLimited();
                 rateLimitSeen |= failure.rateLimited();
                 if (hint != null) {

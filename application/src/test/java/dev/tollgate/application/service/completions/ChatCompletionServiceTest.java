@@ -779,6 +779,29 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void theClientsStreamStartsWithTheFirstOutputNotWithTheProvidersStatusLine() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().firstByte(); // a 200 and headers, or a keep-alive comment: no output yet
+            assertTrue(started.observer().events.isEmpty(), "nothing committed to the client yet");
+            alpha.onlyCall().fail(502, true, false, null); // an error event before any output
+
+            beta.onlyCall().firstByte();
+            assertTrue(started.observer().events.isEmpty());
+            beta.onlyCall().fail(502, false, false, null);
+
+            assertEquals(List.of("failure"), started.observer().events, "never started: the real status");
+            assertEquals(502, started.observer().failure.status());
+            assertFalse(started.observer().failure.afterOutput());
+        }
+
+        @Test
+        void aFinishWithoutTextStartsTheStreamToo() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().finish("stop", new TokenUsage(3, 0));
+            assertEquals(List.of("started:alpha", "complete"), started.observer().events);
+        }
+
+        @Test
         void eventsAfterTheEndAreIgnoredAndSettleNothingMore() {
             Started started = start("test/solo", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
@@ -951,6 +974,21 @@ class ChatCompletionServiceTest {
             beta.lastCall().firstByte().delta("ok");
             beta.lastCall().finish("stop", new TokenUsage(3, 1));
             assertEquals("stop", started.observer().result.finishReason());
+        }
+
+        @Test
+        void aProviderThatAnswersSomethingUnreadableIsSkippedForTheNextAndNotAskedAgain() {
+            Started started = start("test/pair", 100);
+            alpha.onlyCall().firstByte();
+            alpha.onlyCall().answerBroken();
+
+            assertEquals(1, beta.calls().size(), "another provider may answer properly");
+            beta.lastCall().fail(503, true, false, null);
+            timers.advance(Duration.ofSeconds(1));
+            assertEquals(1, alpha.calls().size(), "alpha is not asked again in the retry pass");
+            beta.lastCall().firstByte().delta("ok");
+            beta.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
         }
 
         @Test
@@ -1127,6 +1165,19 @@ class ChatCompletionServiceTest {
             other.finish("stop", new TokenUsage(3, 1));
             assertEquals(List.of("started:alpha", "delta", "complete"), plain.observer().events,
                     "a provider sending them unasked does not put them in the answer");
+        }
+
+        @Test
+        void logProbabilitiesOfAnAttemptThatFailedBeforeItsOutputAreDropped() {
+            ModelCapabilities logprobs = new ModelCapabilities(false, false, true, false);
+            catalog.add(model("test/logprobs-pair", 1000, 200, route("alpha", "a", 1_000_000, 3_000_000, logprobs),
+                    route("beta", "b", 1_000_000, 3_000_000, logprobs)));
+            Started started = start(withLogprobs(request("test/logprobs-pair", PROMPT, 10)));
+            alpha.lastCall().firstByte().logprobs("[{\"token\":\"x\",\"logprob\":-1,\"top_logprobs\":[]}]");
+            alpha.lastCall().fail(503, true, false, null);
+            beta.lastCall().firstByte().delta("a");
+            beta.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
         }
 
         @Test

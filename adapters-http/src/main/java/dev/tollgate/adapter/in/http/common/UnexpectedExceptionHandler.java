@@ -86,14 +86,20 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
     }
 
     /**
-     * Whether the failure is the database being unreachable or too slow: a transient or recoverable JDBC error, or
-     * an SQL state of class 08 (connection), 53 (insufficient resources) or 57 (operator intervention, which
-     * includes a statement cancelled by its timeout).
+     * Whether the failure is the database being unreachable or too slow: a transient or recoverable JDBC error, an
+     * SQL state of class 08 (connection), 53 (insufficient resources) or 57 (operator intervention, which includes a
+     * statement cancelled by its timeout), or a pooled connection found closed under the request — the pool closes
+     * a connection whose database went away, and the next use of it reports only that, without the cause or a state
+     * (HikariCP's "Connection is closed").
      */
     static boolean storeUnavailable(Throwable error) {
         return anyCause(error, t -> t instanceof SQLTransientException || t instanceof SQLRecoverableException
-                || t instanceof SQLException sql && sql.getSQLState() != null
-                        && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("53")
-                                || sql.getSQLState().startsWith("57")));
+                || t instanceof SQLException sql && (sql.getSQLState() != null
+                        ? sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("53")
+                                || sql.getSQLState().startsWith("57")
+                        : POOL_CLOSED_CONNECTION.equals(sql.getMessage())));
     }
+
+    /** What HikariCP's stand-in for a connection it closed answers to every use. */
+    private static final String POOL_CLOSED_CONNECTION = "Connection is closed";
 }

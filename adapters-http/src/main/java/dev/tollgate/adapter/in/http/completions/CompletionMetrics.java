@@ -49,7 +49,7 @@ public final class CompletionMetrics {
 
             @Override
             public void onStarted(String provider) {
-                Timer.builder("tollgate.completion.ttft").description("Time to the upstream's first byte")
+                Timer.builder("tollgate.completion.ttft").description("Time to the upstream's first output")
                         .tag("model", model).tag("provider", provider).register(registry)
                         .record(Duration.ofNanos(System.nanoTime() - start));
                 delegate.onStarted(provider);

@@ -23,8 +23,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
 /**
- * HTTP adapter: one SSE response (§6). The 200 is committed only when the upstream starts answering (or when the
- * first keep-alive is due), so a failure before any output still gets its real status and error body; after the
+ * HTTP adapter: one SSE response (§6). The 200 is committed only when the upstream's first output arrives (or when
+ * the first keep-alive is due), so a failure before any output still gets its real status and error body; after the
  * commit a failure is one terminal {@code data: {"error": …}} event (§6.7). Keep-alive comments
  * ({@code : keep-alive}) flow while the stream is quiet. A client that disconnects cancels the completion, which
  * cancels the upstream call and bills what was delivered.

@@ -24,6 +24,11 @@ class UnexpectedExceptionHandlerTest {
         // too many connections: 53300
         assertTrue(UnexpectedExceptionHandler.storeUnavailable(new SQLExceptionWrapper(
                 new SQLException("sorry, too many clients already", "53300"))));
+        // the database died under a pooled connection: the pool closed it, and its next use says only that (seen
+        // as Micronaut Data's "Could not set JDBC Connection [...ClosedConnection] read-only: Connection is closed")
+        assertTrue(UnexpectedExceptionHandler.storeUnavailable(new IllegalStateException(
+                "Could not set JDBC Connection read-only: Connection is closed",
+                new SQLException("Connection is closed"))));
     }
 
     @Test

@@ -100,8 +100,8 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         if (!open()) {
             return;
         }
-        // Not retried: the same provider would most likely send the same again.
-        fail(new ModelProvider.UpstreamFailure(502, false, false, null, provider + " sent " + what));
+        // Not asked again: the same provider would most likely send the same again; another may serve.
+        fail(ModelProvider.UpstreamFailure.brokenAnswer(provider + " sent " + what));
     }
 
     /** Reads an event's data (JSON text), failing on text that is not such an event. */
@@ -145,8 +145,7 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     protected final void eventEnded(String what) {
         if (pendingData != null) {
             pendingData = null;
-            fail(new ModelProvider.UpstreamFailure(502, false, false, null, "unreadable " + what + " from "
-                    + provider));
+            fail(ModelProvider.UpstreamFailure.brokenAnswer("unreadable " + what + " from " + provider));
         }
     }
 

@@ -175,6 +175,7 @@ public abstract class AbstractModelProviderContractTest {
         assertTrue(recorder.failure.message().startsWith("unreadable ") && recorder.failure.message()
                 .endsWith(" from stub"), recorder.failure.message());
         assertFalse(recorder.failure.retryable(), "the same provider would send the same again");
+        assertTrue(recorder.failure.providerFault(), "another provider of the model may serve the request");
         assertNull(recorder.finishReason, "one terminal event: the failure");
     }
 
@@ -314,6 +315,7 @@ public abstract class AbstractModelProviderContractTest {
         RecordingListener recorder = callAndWait();
         assertNotNull(recorder.failure);
         assertFalse(recorder.failure.retryable(), "it would answer the same again, at the provider's cost");
+        assertTrue(recorder.failure.providerFault(), "another provider of the model may serve the request");
         assertTrue(recorder.failure.message().contains("whole answer (application/json)"), recorder.failure.message());
     }
 

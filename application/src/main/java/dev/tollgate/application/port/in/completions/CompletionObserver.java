@@ -15,7 +15,11 @@ public interface CompletionObserver {
     default void onAdmitted(RateLimitReport report) {
     }
 
-    /** The upstream began answering (the first byte arrived); at most once, before the first delta. */
+    /**
+     * The upstream's first output arrived (text, a tool call, or the end of its answer); at most once, before any
+     * delta, tool call, log probabilities or completion. A provider that fails before its first output is replaced
+     * without this being called.
+     */
     void onStarted(String provider);
 
     /** Output text, in order. */
