@@ -89,6 +89,7 @@ echo "| time to first token p50 (streams, 3,000 sequential) | $dt50 ms | $gt50 m
 echo "| time to first token p99 (streams, 3,000 sequential) | $dt99 ms | $gt99 ms | $(sub "$gt99" "$dt99") ms |"
 echo "| traffic-limit decision p50 / p99 at concurrency 32, in process | | $lim50 / $lim99 ms | |"
 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
+export PGPASSWORD=$(cat "$WORK/data/postgres-password") # the embedded server takes password connections only
 LEDGER=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_ledger' tollgate 2>/dev/null || echo n/a)
 HOLDS=$(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -Atc 'select count(*) from request_hold' tollgate 2>/dev/null || echo n/a)
 

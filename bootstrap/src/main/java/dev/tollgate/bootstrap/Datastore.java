@@ -39,7 +39,7 @@ public final class Datastore implements AutoCloseable {
         Map<String, Object> properties = new HashMap<>();
         properties.put("datasources.default.url", embedded.jdbcUrl());
         properties.put("datasources.default.username", embedded.username());
-        properties.put("datasources.default.password", "");
+        properties.put("datasources.default.password", embedded.password());
         String how = embedded.startedHere() ? "started by this process" : "already running, attached";
         return new Datastore(properties, "embedded PostgreSQL 17 with data in " + embedded.dataDirectory()
                 + " (port " + embedded.port() + ", " + how + ")", embedded);

@@ -77,7 +77,8 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
     private static long costMicros(String requestId) {
         Map<String, Object> db = TestDatabase.properties();
         try (Connection c = DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"), "");
+                (String) db.get("datasources.default.username"),
+                (String) db.get("datasources.default.password"));
                 PreparedStatement q = c.prepareStatement("SELECT cost_micros FROM request_ledger WHERE request_id = ?")) {
             q.setString(1, requestId);
             try (ResultSet rs = q.executeQuery()) {

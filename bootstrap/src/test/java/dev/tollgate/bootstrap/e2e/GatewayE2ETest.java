@@ -86,7 +86,8 @@ public abstract class GatewayE2ETest implements TestPropertyProvider {
     static long rowsOf(String table, String requestId) {
         Map<String, Object> db = TestDatabase.properties();
         try (Connection c = DriverManager.getConnection(
-                (String) db.get("datasources.default.url"), (String) db.get("datasources.default.username"), "");
+                (String) db.get("datasources.default.url"), (String) db.get("datasources.default.username"),
+                (String) db.get("datasources.default.password"));
                 PreparedStatement q = c.prepareStatement(
                         "SELECT count(*) FROM " + table + " WHERE request_id = ?")) {
             q.setString(1, requestId);

@@ -137,7 +137,8 @@ class TwoInstancesBillingE2ETest {
         long served;
         do {
             try (Connection c = DriverManager.getConnection((String) db.get("datasources.default.url"),
-                    (String) db.get("datasources.default.username"), "");
+                    (String) db.get("datasources.default.username"),
+                (String) db.get("datasources.default.password"));
                     Statement s = c.createStatement()) {
                 ResultSet a = s.executeQuery("SELECT balance_micros, reserved_micros FROM account WHERE id = '"
                         + account + "'");

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.common;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -14,10 +15,12 @@ import java.util.Locale;
 
 /**
  * HTTP adapter: who is limited by source IP (§8.1). The source is the TCP peer — unless the peer is one of the
- * configured trusted proxies, in which case the forwarded chain ({@code Forwarded: for=…}, else
- * {@code X-Forwarded-For}) is read from the right, skipping trusted hops, and the first untrusted address is the
- * client (as Envoy's {@code use_remote_address} with trusted hops). A header from an untrusted peer changes
- * nothing. IPv6 sources are counted per network prefix ({@code /64} by default): one host owns a whole prefix.
+ * configured trusted proxies, in which case the forwarded chain is read from the right, skipping trusted hops, and
+ * the first untrusted address is the client (as Envoy's {@code use_remote_address} with trusted hops). The chain is
+ * the one header the operator's proxies write ({@code X-Forwarded-For} by default, or RFC 7239 {@code Forwarded}),
+ * never the other: a proxy appends the client to its own header and passes the other through as the client sent
+ * it, so reading that one would let clients choose their address. A header from an untrusted peer changes nothing.
+ * IPv6 sources are counted per network prefix ({@code /64} by default): one host owns a whole prefix.
  */
 @Singleton
 public final class SourceAddresses {
@@ -26,12 +29,27 @@ public final class SourceAddresses {
 
     private final List<Cidr> trusted;
     private final int ipv6Prefix;
+    /** Whether the chain is RFC 7239 {@code Forwarded} ({@code for=}) rather than {@code X-Forwarded-For}. */
+    private final boolean rfc7239;
 
+    /** Reading {@code X-Forwarded-For} from the trusted proxies. */
+    public SourceAddresses(List<String> trustedProxies, int ipv6Prefix) {
+        this(trustedProxies, ipv6Prefix, "x-forwarded-for");
+    }
+
+    @Inject
     public SourceAddresses(@Value("${tollgate.http.trusted-proxies:}") List<String> trustedProxies,
-            @Value("${tollgate.http.ipv6-prefix-length:64}") int ipv6Prefix) {
+            @Value("${tollgate.http.ipv6-prefix-length:64}") int ipv6Prefix,
+            @Value("${tollgate.http.forwarded-header:x-forwarded-for}") String forwardedHeader) {
         if (ipv6Prefix < 1 || ipv6Prefix > 128) {
             throw new IllegalArgumentException("tollgate.http.ipv6-prefix-length must be 1..128, was " + ipv6Prefix);
         }
+        String header = forwardedHeader.strip().toLowerCase(Locale.ROOT);
+        if (!header.equals("x-forwarded-for") && !header.equals("forwarded")) {
+            throw new IllegalArgumentException("TOLLGATE_HTTP_FORWARDED_HEADER must be x-forwarded-for or forwarded "
+                    + "(the header your trusted proxies write), was '" + forwardedHeader + "'");
+        }
+        this.rfc7239 = header.equals("forwarded");
         List<Cidr> cidrs = new ArrayList<>();
         for (String entry : trustedProxies) {
             if (!entry.isBlank()) {
@@ -56,7 +74,7 @@ public final class SourceAddresses {
         if (!isTrusted(peer)) {
             return peer;
         }
-        List<String> chain = forwardedChain(request);
+        List<String> chain = rfc7239 ? forwardedChain(request) : xForwardedForChain(request);
         InetAddress candidate = peer;
         for (int i = chain.size() - 1; i >= 0; i--) {
             InetAddress hop = parseAddress(chain.get(i));
@@ -80,25 +98,27 @@ public final class SourceAddresses {
         return false;
     }
 
-    /** The hops of {@code Forwarded} (RFC 7239 {@code for=}) if present, else of {@code X-Forwarded-For}. */
+    /** The hops of RFC 7239 {@code Forwarded} ({@code for=}); an element without one is an unreadable hop. */
     private static List<String> forwardedChain(HttpRequest<?> request) {
         List<String> hops = new ArrayList<>();
-        List<String> forwarded = request.getHeaders().getAll("Forwarded");
-        if (!forwarded.isEmpty()) {
-            for (String header : forwarded) {
-                for (String element : header.split(",")) {
-                    String hop = null;
-                    for (String pair : element.split(";")) {
-                        String[] kv = pair.trim().split("=", 2);
-                        if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("for")) {
-                            hop = kv[1].trim();
-                        }
+        for (String header : request.getHeaders().getAll("Forwarded")) {
+            for (String element : header.split(",")) {
+                String hop = null;
+                for (String pair : element.split(";")) {
+                    String[] kv = pair.trim().split("=", 2);
+                    if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("for")) {
+                        hop = kv[1].trim();
                     }
-                    hops.add(hop == null ? "" : hop);
                 }
+                hops.add(hop == null ? "" : hop);
             }
-            return hops;
         }
+        return hops;
+    }
+
+    /** The hops of {@code X-Forwarded-For}, over all its header lines in order. */
+    private static List<String> xForwardedForChain(HttpRequest<?> request) {
+        List<String> hops = new ArrayList<>();
         for (String header : request.getHeaders().getAll("X-Forwarded-For")) {
             for (String hop : header.split(",")) {
                 hops.add(hop.trim());

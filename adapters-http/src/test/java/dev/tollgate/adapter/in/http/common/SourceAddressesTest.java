@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.common;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MutableHttpRequest;
@@ -54,11 +55,22 @@ class SourceAddressesTest {
     }
 
     @Test
-    void forwardedTakesPrecedenceAndMayQuoteAndBracketAddresses() {
-        SourceAddresses sources = trusting("10.0.0.0/8");
-        assertEquals("2001:db8:1:2:0:0:0:0/64", sources.sourceOf(from("10.0.0.1",
+    void onlyTheHeaderTheProxiesWriteIsRead() {
+        // A proxy appends the client to its own header and passes the other one on as the client sent it.
+        SourceAddresses xff = trusting("10.0.0.0/8");
+        assertEquals("198.51.100.9", xff.sourceOf(from("10.0.0.1", "Forwarded", "for=192.0.2.60",
+                "X-Forwarded-For", "198.51.100.9")), "a client's own Forwarded header chooses nothing");
+        assertEquals("10.0.0.1", xff.sourceOf(from("10.0.0.1", "Forwarded", "for=192.0.2.60")));
+
+        SourceAddresses rfc7239 = new SourceAddresses(List.of("10.0.0.0/8"), 64, "Forwarded");
+        assertEquals("2001:db8:1:2:0:0:0:0/64", rfc7239.sourceOf(from("10.0.0.1",
                 "Forwarded", "for=192.0.2.60;proto=http, for=\"[2001:db8:1:2::17]:4711\"",
-                "X-Forwarded-For", "198.51.100.9")));
+                "X-Forwarded-For", "198.51.100.9")), "quoted, bracketed, with a port; X-Forwarded-For ignored");
+        assertEquals("10.0.0.1", rfc7239.sourceOf(from("10.0.0.1", "X-Forwarded-For", "198.51.100.9")));
+
+        IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class,
+                () -> new SourceAddresses(List.of(), 64, "x-real-ip"));
+        assertTrue(wrong.getMessage().contains("TOLLGATE_HTTP_FORWARDED_HEADER"), wrong.getMessage());
     }
 
     @Test

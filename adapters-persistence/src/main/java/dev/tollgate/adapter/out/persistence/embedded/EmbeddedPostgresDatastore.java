@@ -26,14 +26,29 @@ import org.slf4j.LoggerFactory;
  * <p>One PostgreSQL serves one data directory. If a live server already serves it (the gateway is running and
  * this is the CLI, or a PostgreSQL outlived a killed gateway) we attach to it through its {@code postmaster.pid};
  * otherwise we start one and stop it again on {@link #close()}.
+ *
+ * <p>The server takes only password connections ({@code scram-sha-256}, TCP and Unix socket alike): its superuser's
+ * password is random, made at the first start and kept in {@code <data dir>/postgres-password}, readable by the
+ * owner only ({@link #PASSWORD_FILE}). Without it any local user could connect as the superuser — change balances,
+ * or run programs as the gateway's user ({@code COPY … TO PROGRAM}).
  */
 public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     public static final String DATABASE = "tollgate";
+    /** The file in the data directory that holds the superuser's password. */
+    public static final String PASSWORD_FILE = "postgres-password";
     private static final String SUPERUSER = "postgres";
+    /** Every connection with a password: what {@link #secure} writes to {@code pg_hba.conf}. */
+    private static final String HBA = """
+            # Written by Tollgate: every connection needs the superuser's password (<data dir>/postgres-password).
+            local   all   all                  scram-sha-256
+            host    all   all   127.0.0.1/32   scram-sha-256
+            host    all   all   ::1/128        scram-sha-256
+            """;
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedPostgresDatastore.class);
 
     private final Path pgData;
+    private final String password;
     /** The name this process's connections carry, so that others' can be told apart from them. */
     private static final String APPLICATION_NAME = "tollgate-" + ProcessHandle.current().pid();
     private final int port;
@@ -53,8 +68,10 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      */
     private volatile Connection presence;
 
-    private EmbeddedPostgresDatastore(Path pgData, int port, EmbeddedPostgres owned, boolean durable) {
+    private EmbeddedPostgresDatastore(Path pgData, String password, int port, EmbeddedPostgres owned,
+            boolean durable) {
         this.pgData = pgData;
+        this.password = password;
         this.port = port;
         this.owned = owned;
         this.durable = durable;
@@ -83,19 +100,22 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     public static EmbeddedPostgresDatastore attachOrStart(Path dataDir, boolean durable) throws IOException {
         Path pgData = dataDir.toAbsolutePath().normalize().resolve("postgres");
         Files.createDirectories(pgData);
+        String password = PasswordFile.readOrCreate(pgData.resolveSibling(PASSWORD_FILE));
         IOException lastFailure = null;
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         do {
-            Optional<Integer> running = runningServerPort(pgData);
+            Optional<Integer> running = runningServerPort(pgData, password);
             if (running.isPresent()) {
-                ensureDatabase(running.get());
+                secure(running.get(), pgData, password);
+                ensureDatabase(running.get(), password);
                 LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
-                return new EmbeddedPostgresDatastore(pgData, running.get(), null, durable);
+                return new EmbeddedPostgresDatastore(pgData, password, running.get(), null, durable);
             }
             try {
-                EmbeddedPostgres postgres = startServer(pgData, durable, 0, Duration.ofSeconds(60));
-                ensureDatabase(postgres.getPort());
-                return new EmbeddedPostgresDatastore(pgData, postgres.getPort(), postgres, durable);
+                EmbeddedPostgres postgres = startServer(pgData, password, durable, 0, Duration.ofSeconds(60));
+                secure(postgres.getPort(), pgData, password);
+                ensureDatabase(postgres.getPort(), password);
+                return new EmbeddedPostgresDatastore(pgData, password, postgres.getPort(), postgres, durable);
             } catch (IOException | IllegalStateException e) {
                 // Another process may be starting a server on the same directory at this moment: wait for it.
                 lastFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
@@ -108,10 +128,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     }
 
     /** Starts PostgreSQL on {@code pgData}: on {@code port}, or on a free one when it is 0. */
-    private static EmbeddedPostgres startServer(Path pgData, boolean durable, int port, Duration startupWait)
-            throws IOException {
+    private static EmbeddedPostgres startServer(Path pgData, String password, boolean durable, int port,
+            Duration startupWait) throws IOException {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(pgData)
+                // zonky's own check that the server is up connects too (a new directory starts with trust: secure())
+                .setConnectConfig("password", password)
                 .setCleanDataDirectory(false)
                 .setServerConfig("listen_addresses", "127.0.0.1")
                 .setServerConfig("fsync", durable ? "on" : "off")
@@ -176,12 +198,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                     LOG.debug("Closing the stopped embedded PostgreSQL: {}", e.getMessage());
                 }
             }
-            Optional<Integer> running = runningServerPort(pgData);
+            Optional<Integer> running = runningServerPort(pgData, password);
             try {
                 if (running.isEmpty()) {
                     // A start that fails (its last backends still hold the shared memory) is tried again in a
                     // second rather than waited out.
-                    owned = startServer(pgData, durable, port, Duration.ofSeconds(10));
+                    owned = startServer(pgData, password, durable, port, Duration.ofSeconds(10));
                 } else if (running.get() != port) {
                     LOG.warn("Another process started the embedded PostgreSQL of {} again, on port {} instead of {}: "
                             + "restart the gateway to use it", pgData, running.get(), port);
@@ -207,7 +229,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      * the server on that port says its data directory is {@code pgData}: a lock file a crash left behind may name
      * a process id reused since and a port another PostgreSQL serves now, whose data must never be taken for ours.
      */
-    static Optional<Integer> runningServerPort(Path pgData) {
+    static Optional<Integer> runningServerPort(Path pgData, String password) {
         Path pidFile = pgData.resolve("postmaster.pid");
         try {
             List<String> lines = Files.readAllLines(pidFile);
@@ -217,7 +239,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             long pid = Long.parseLong(lines.get(0).trim());
             int port = Integer.parseInt(lines.get(3).trim());
             boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (!alive || !serves(port, pgData)) {
+            if (!alive || !serves(port, pgData, password)) {
                 return Optional.empty();
             }
             return Optional.of(port);
@@ -227,8 +249,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     }
 
     /** Whether the PostgreSQL on {@code port} answers and serves {@code pgData} (the same directory, resolved). */
-    private static boolean serves(int port, Path pgData) {
-        try (Connection connection = connect(port, "postgres");
+    private static boolean serves(int port, Path pgData, String password) {
+        try (Connection connection = connect(port, "postgres", password);
                 Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SHOW data_directory")) {
             if (!rs.next()) {
@@ -255,8 +277,37 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         }
     }
 
-    private static void ensureDatabase(int port) throws IOException {
-        try (Connection connection = connect(port, "postgres");
+    /**
+     * Makes the server take password connections only: sets the superuser's password when it has none (a server
+     * initialised with trust, by this version's first start or by an earlier version) and writes {@link #HBA} when
+     * {@code pg_hba.conf} says anything else, then has the server read it again. Done by whichever process starts or
+     * attaches first; a server secured already is left as it is.
+     */
+    private static void secure(int port, Path pgData, String password) throws IOException {
+        Path hba = pgData.resolve("pg_hba.conf");
+        try (Connection connection = connect(port, "postgres", password);
+                Statement statement = connection.createStatement()) {
+            try (ResultSet rs = statement.executeQuery(
+                    "SELECT rolpassword IS NULL FROM pg_authid WHERE rolname = '" + SUPERUSER + "'")) {
+                if (rs.next() && rs.getBoolean(1)) {
+                    // The password is 43 characters of base64url (PasswordFile): nothing in it needs quoting.
+                    statement.execute("ALTER ROLE " + SUPERUSER + " PASSWORD '" + password + "'");
+                }
+            }
+            if (!Files.exists(hba) || !Files.readString(hba).equals(HBA)) {
+                Files.writeString(hba, HBA);
+                statement.execute("SELECT pg_reload_conf()");
+                LOG.info("The embedded PostgreSQL on port {} now takes password connections only (the password is in "
+                        + "{})", port, pgData.resolveSibling(PASSWORD_FILE));
+            }
+        } catch (SQLException e) {
+            throw new IOException("could not secure the embedded PostgreSQL on port " + port + ": " + e.getMessage(),
+                    e);
+        }
+    }
+
+    private static void ensureDatabase(int port, String password) throws IOException {
+        try (Connection connection = connect(port, "postgres", password);
                 Statement statement = connection.createStatement()) {
             try (ResultSet rs = statement.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
                 if (rs.next()) {
@@ -271,9 +322,10 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         }
     }
 
-    private static Connection connect(int port, String database) throws SQLException {
+    private static Connection connect(int port, String database, String password) throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", SUPERUSER);
+        props.setProperty("password", password);
         props.setProperty("connectTimeout", "2");
         props.setProperty("ApplicationName", APPLICATION_NAME);
         props.setProperty("assumeMinServerVersion", "13");
@@ -287,7 +339,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private void announcePresence() {
         closePresence();
         try {
-            presence = connect(port, "postgres");
+            presence = connect(port, "postgres", password);
         } catch (SQLException e) {
             // The pool's own connections say the same a moment later.
             LOG.debug("Could not open the presence connection: {}", e.getMessage());
@@ -329,6 +381,11 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     public String username() {
         return SUPERUSER;
+    }
+
+    /** The superuser's password (from {@link #PASSWORD_FILE}). */
+    public String password() {
+        return password;
     }
 
     public int port() {
@@ -377,7 +434,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     /** Client connections to this server of other processes (each process names its own by its pid). */
     private long otherClients() {
-        try (Connection connection = connect(port, "postgres");
+        try (Connection connection = connect(port, "postgres", password);
                 Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
                         + "'client backend' AND application_name <> '" + APPLICATION_NAME + "'")) {

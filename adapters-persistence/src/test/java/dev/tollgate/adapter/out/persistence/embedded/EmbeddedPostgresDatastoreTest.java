@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.persistence.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -24,7 +25,37 @@ class EmbeddedPostgresDatastoreTest {
     Path dataDir;
 
     private static Connection connect(EmbeddedPostgresDatastore datastore) throws Exception {
-        return DriverManager.getConnection(datastore.jdbcUrl(), datastore.username(), "");
+        return DriverManager.getConnection(datastore.jdbcUrl(), datastore.username(), datastore.password());
+    }
+
+    @Test
+    void onlyTheOwnerOfThePasswordFileMayConnect() throws Exception {
+        try (EmbeddedPostgresDatastore datastore = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+            Path file = dataDir.resolve(EmbeddedPostgresDatastore.PASSWORD_FILE);
+            assertEquals(datastore.password(), Files.readString(file).strip());
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(file)));
+            for (String wrong : new String[] {"", "postgres", datastore.password() + "x"}) {
+                java.sql.SQLException refused = assertThrows(
+                        java.sql.SQLException.class, () -> DriverManager.getConnection(datastore.jdbcUrl(),
+                                datastore.username(), wrong).close(), "password '" + wrong + "'");
+                // 28P01 invalid_password; 08004 the driver itself refusing to send an empty one
+                assertTrue(java.util.Set.of("28P01", "08004").contains(refused.getSQLState()), refused.getMessage());
+            }
+            try (Connection c = connect(datastore); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_hba_file_rules WHERE auth_method <> "
+                            + "'scram-sha-256'")) {
+                assertTrue(rs.next());
+                assertEquals(0, rs.getInt(1), "no trust or peer rule is left, TCP or Unix socket");
+            }
+        }
+        // Started again on the same directory: the same password, the server still closed to others.
+        try (EmbeddedPostgresDatastore again = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+                Connection c = connect(again)) {
+            assertTrue(c.isValid(2));
+            assertThrows(java.sql.SQLException.class,
+                    () -> DriverManager.getConnection(again.jdbcUrl(), again.username(), "").close());
+        }
     }
 
     @Test
@@ -76,7 +107,7 @@ class EmbeddedPostgresDatastoreTest {
         Path pgData = dataDir.resolve("postgres");
         Files.createDirectories(pgData);
         Files.writeString(pgData.resolve("postmaster.pid"), "999999999\n" + pgData + "\n0\n5\n\n");
-        assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData).isEmpty());
+        assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData, "any").isEmpty());
     }
 
     @Test
@@ -88,10 +119,11 @@ class EmbeddedPostgresDatastoreTest {
             // A pid reused by a live process (this one), and the port of a PostgreSQL serving another directory.
             Files.writeString(pgData.resolve("postmaster.pid"), ProcessHandle.current().pid() + "\n" + pgData
                     + "\n0\n" + elsewhere.port() + "\n\n");
-            assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData).isEmpty(),
+            // Even with that server's password (a copied data directory), its data is not taken for ours.
+            assertTrue(EmbeddedPostgresDatastore.runningServerPort(pgData, elsewhere.password()).isEmpty(),
                     "its data would be taken for ours");
-            assertEquals(elsewhere.port(), EmbeddedPostgresDatastore.runningServerPort(elsewhere.dataDirectory())
-                    .orElseThrow(), "the server's own directory still finds it");
+            assertEquals(elsewhere.port(), EmbeddedPostgresDatastore.runningServerPort(elsewhere.dataDirectory(),
+                    elsewhere.password()).orElseThrow(), "the server's own directory still finds it");
         }
     }
 
@@ -156,7 +188,7 @@ class EmbeddedPostgresDatastoreTest {
             command.close(); // the CLI command ends: the gateway that attached a moment ago must not lose its server
 
             assertTrue(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "left running for the attached one");
-            try (Connection c = DriverManager.getConnection(command.jdbcUrl(), command.username(), "")) {
+            try (Connection c = DriverManager.getConnection(command.jdbcUrl(), command.username(), command.password())) {
                 assertTrue(c.isValid(2));
             }
         } finally {

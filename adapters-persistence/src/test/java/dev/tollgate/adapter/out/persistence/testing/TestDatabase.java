@@ -38,6 +38,7 @@ public final class TestDatabase {
         String external = System.getenv("TOLLGATE_TEST_DATABASE_URL");
         String url;
         String user;
+        String password = "";
         if (external != null && !external.isBlank()) {
             String name = "tollgate_test_" + UUID.randomUUID().toString().replace("-", "");
             try (Connection connection = DriverManager.getConnection(external);
@@ -61,6 +62,7 @@ public final class TestDatabase {
                 }));
                 url = datastore.jdbcUrl();
                 user = datastore.username();
+                password = datastore.password();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start the embedded test PostgreSQL", e);
             }
@@ -68,7 +70,7 @@ public final class TestDatabase {
         Map<String, Object> props = new HashMap<>();
         props.put("datasources.default.url", url);
         props.put("datasources.default.username", user);
-        props.put("datasources.default.password", "");
+        props.put("datasources.default.password", password);
         props.put("datasources.default.driver-class-name", "org.postgresql.Driver");
         props.put("datasources.default.dialect", "POSTGRES");
         props.put("flyway.datasources.default.enabled", true);
