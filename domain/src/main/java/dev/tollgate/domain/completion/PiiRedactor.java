@@ -18,13 +18,18 @@ public final class PiiRedactor implements UnaryOperator<String> {
     /** Local part and domain in any script (internationalised addresses), the top-level domain in letters. */
     private static final Pattern EMAIL = Pattern.compile("(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}@"
             + "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}\\p{L}{2,24}(?![\\p{L}\\p{N}\\p{M}-])");
-    /** 13 to 19 digits, single or doubled spaces or dashes between them. */
-    private static final Pattern CARD = Pattern.compile("(?<![\\d-])(?:\\d(?:[ -]| {2})?){12,18}\\d(?!\\d)");
+    /**
+     * 13 to 19 digits, with a separator of their groups between any two: a space, tab or dash, two spaces, a dash
+     * with spaces around it, or a line break (a number pasted from a form or a table).
+     */
+    private static final Pattern CARD = Pattern.compile(
+            "(?<![\\d-])(?:\\d(?:[ \\t-]| {2}| - |\\r?\\n)?){12,18}\\d(?!\\d)");
     /** Groups of four joined by dots or slashes (4111.1111.1111.1111): only in that shape, not any decimal. */
     private static final Pattern CARD_GROUPED = Pattern.compile(
             "(?<![\\d./-])\\d{4}([./])\\d{4}\\1\\d{4}\\1\\d{1,7}(?![\\d./])");
+    /** Country, check digits and 11 to 30 letters or digits; a space, dash, dot or line break between any two. */
     private static final Pattern IBAN = Pattern.compile(
-            "(?<![A-Za-z0-9])[A-Za-z]{2}\\d{2}(?:[ -]?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])");
+            "(?<![A-Za-z0-9])[A-Za-z]{2} ?\\d{2}(?:(?:[ .-]|\\r?\\n)?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])");
     private static final Pattern SSN = Pattern.compile("(?<![\\d-])\\d{3}-\\d{2}-\\d{4}(?![\\d-])");
     /**
      * An optional country code and area code in brackets, then groups of digits joined by a space, dot, dash or
@@ -32,8 +37,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
      * eight. At least two groups, so a bare run of digits (an order id) is no phone; nothing right after a dash,
      * dot or word, so the tail of an ISBN or a version is none either.
      */
-    private static final Pattern PHONE = Pattern.compile("(?<![\\w+.-])(?:\\+\\d{1,3}(?:[ .-]| ?/ ?)?)?"
-            + "(?:\\(\\d{1,4}\\)[ .-]?)?\\d{1,5}(?:(?:[ .-]| ?/ ?| {2})\\d{2,8}){1,6}(?![\\w])");
+    private static final Pattern PHONE = Pattern.compile("(?<![\\w+.-])(?:(?:\\+|00 ?)\\d{1,3}(?:[ .-]| ?/ ?)?)?"
+            + "(?:\\(\\d{1,4}\\)[ .-]?)?\\d{1,5}(?:(?:[ .-]| ?/ ?| {2})\\d{2,8}){1,6}(?![\\w]|:\\d)");
     /**
      * Forms without the groups above: the international one with its {@code +} (E.164, +14155552671, or with any
      * separators after the country code), an area code in brackets followed by the number at once ((415)5552671),
@@ -42,7 +47,9 @@ public final class PiiRedactor implements UnaryOperator<String> {
      */
     private static final Pattern PHONE_UNGROUPED = Pattern.compile("(?<![\\w+])\\+\\d(?:[ .()/-]{0,2}\\d){7,14}(?!\\w)"
             + "|(?<![\\w.-])\\(\\d{2,4}\\)\\d{6,8}(?![\\w])"
-            + "|(?<![\\w.+-])(?:0[1-9]\\d{8,9}|1[3-9]\\d{9})(?!\\w|[.-]\\d)");
+            + "|(?<![\\w.+-])(?:0[1-9]\\d{8,9}|00[1-9]\\d{7,13}|1[3-9]\\d{9})(?!\\w|[.-]\\d)");
+    /** Invisible format characters (Unicode category Cf: U+00AD, U+200B–U+200F, U+2060–U+2064, U+FEFF, ...). */
+    private static final Pattern FORMAT = Pattern.compile("\\p{Cf}");
     /** HTML numeric character references ({@code &#64;}, {@code &#x40;}) and the named one of {@code @}. */
     private static final Pattern ENTITY = Pattern.compile("&#(?:[xX]([0-9a-fA-F]{1,6})|(\\d{1,7}));|&commat;");
     /** A JSON {@code \\u} escape, as it stays in text that is itself JSON inside a string (tool-call arguments). */
@@ -64,7 +71,17 @@ public final class PiiRedactor implements UnaryOperator<String> {
             return redacted;
         }
         String redactedFolded = redact(folded);
-        return placeholders(redactedFolded) > placeholders(redacted) ? redactedFolded : redacted;
+        int found = placeholders(redacted);
+        int foundFolded = placeholders(redactedFolded);
+        // As many found both ways: the folded reading may still cover more of them (an address cut by a soft
+        // hyphen is found from the cut on in the text as written, whole when folded).
+        return foundFolded > found || foundFolded == found && found > 0
+                && unredacted(redactedFolded) < unredacted(redacted) ? redactedFolded : redacted;
+    }
+
+    /** How much of a redacted text is not placeholders. */
+    private static int unredacted(String redacted) {
+        return PLACEHOLDER.matcher(redacted).replaceAll("").length();
     }
 
     /**
@@ -84,6 +101,11 @@ public final class PiiRedactor implements UnaryOperator<String> {
         }
         if (!Normalizer.isNormalized(result, Normalizer.Form.NFKC)) {
             result = Normalizer.normalize(result, Normalizer.Form.NFKC);
+        }
+        if (hasFormatCharacters(result)) {
+            // Invisible characters (zero-width spaces and joiners, soft hyphens, word joiners) split what a reader
+            // sees as one address or number: they are read as nothing.
+            result = FORMAT.matcher(result).replaceAll("");
         }
         StringBuilder plain = null;
         for (int i = 0; i < result.length(); i++) {
@@ -108,13 +130,22 @@ public final class PiiRedactor implements UnaryOperator<String> {
         return plain == null ? result : plain.toString();
     }
 
+    private static boolean hasFormatCharacters(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.getType(text.charAt(i)) == Character.FORMAT) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String redact(String text) {
         String result = EMAIL.matcher(text).replaceAll("[email]");
         result = replace(result, CARD, "[card]", PiiRedactor::luhn);
         result = replace(result, CARD_GROUPED, "[card]", PiiRedactor::luhn);
         result = replaceIbans(result);
         result = SSN.matcher(result).replaceAll("[ssn]");
-        result = replace(result, PHONE, "[phone]", PiiRedactor::phoneLength);
+        result = replace(result, PHONE, "[phone]", PiiRedactor::groupedPhone);
         return replace(result, PHONE_UNGROUPED, "[phone]", PiiRedactor::phoneLength);
     }
 
@@ -169,7 +200,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
             String candidate = matcher.group();
             int length = candidate.length();
             while (length >= 15 && !iban(candidate.substring(0, length))) {
-                int cut = Math.max(candidate.lastIndexOf(' ', length - 1), candidate.lastIndexOf('-', length - 1));
+                int cut = lastSeparator(candidate, length - 1);
                 length = cut;
             }
             if (length < 15) {
@@ -184,6 +215,17 @@ public final class PiiRedactor implements UnaryOperator<String> {
             from = last;
         }
         return out == null ? text : out.append(text, last, text.length()).toString();
+    }
+
+    /** The last separator of an IBAN's groups at or before {@code from}, or -1. */
+    private static int lastSeparator(String candidate, int from) {
+        for (int i = from; i >= 0; i--) {
+            char c = candidate.charAt(i);
+            if (c == ' ' || c == '-' || c == '.' || c == '\n' || c == '\r') {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static boolean luhn(String match) {
@@ -204,7 +246,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
     }
 
     private static boolean iban(String match) {
-        String compact = match.replace(" ", "").replace("-", "").toUpperCase(java.util.Locale.ROOT);
+        String compact = match.replaceAll("[\\s.-]", "").toUpperCase(java.util.Locale.ROOT);
         String rearranged = compact.substring(4) + compact.substring(0, 4);
         int remainder = 0;
         for (int i = 0; i < rearranged.length(); i++) {
@@ -214,6 +256,25 @@ public final class PiiRedactor implements UnaryOperator<String> {
         }
         return remainder == 1;
     }
+
+    /**
+     * A date, a time, an IPv4 address or a number grouped in thousands is written in groups of digits too: dates
+     * ({@code 2024-01-15 1030}, {@code 15.01.2024}) and times ({@code 10:30}, which the pattern stops before) are the
+     * commonest text of logs, so the shapes that are almost never a phone number are left alone.
+     */
+    private static boolean groupedPhone(String match) {
+        return phoneLength(match) && !DATE_FIRST.matcher(match).lookingAt() && !IPV4.matcher(match).matches()
+                && !THOUSANDS.matcher(match).matches();
+    }
+
+    /** A match that begins with a date, year first or last. */
+    private static final Pattern DATE_FIRST = Pattern.compile("(?:(?:19|20)\\d{2}([-/.])(?:0?[1-9]|1[0-2])\\1"
+            + "(?:0?[1-9]|[12]\\d|3[01])|(?:0?[1-9]|[12]\\d|3[01])([-/.])(?:0?[1-9]|1[0-2])\\2(?:19|20)\\d{2})"
+            + "(?!\\d)");
+    private static final Pattern IPV4 = Pattern.compile("(?:25[0-5]|2[0-4]\\d|1?\\d?\\d)(?:\\.(?:25[0-5]|2[0-4]\\d"
+            + "|1?\\d?\\d)){3}");
+    /** One to three digits, then at least three groups of exactly three (1 000 000, 12.345.678.901). */
+    private static final Pattern THOUSANDS = Pattern.compile("\\d{1,3}(?:([ .])\\d{3})(?:\\1\\d{3}){2,}");
 
     private static boolean phoneLength(String match) {
         int digits = 0;

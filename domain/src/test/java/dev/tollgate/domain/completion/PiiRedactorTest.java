@@ -38,6 +38,47 @@ class PiiRedactorTest {
     }
 
     @Test
+    void invisibleCharactersDoNotHidePersonalData() {
+        assertEquals("mail [email]", redact.apply("mail john\u200b@example.com"), "zero-width space");
+        assertEquals("mail [email]", redact.apply("mail john@example\u200d.com"), "zero-width joiner");
+        assertEquals("mail [email]", redact.apply("mail john\u00ad.doe@example.com"), "soft hyphen: none of it kept");
+        assertEquals("card [card]", redact.apply("card 4111\u200b1111\u200b1111\u200b1111"));
+        assertEquals("card [card]", redact.apply("card 4111\u20601111\u20601111\u20601111"), "word joiners");
+        assertEquals("card [card]", redact.apply("card 4111\u00ad1111\u00ad1111\u00ad1111"));
+        assertEquals("iban [iban]", redact.apply("iban DE89\u200b3704\u200b0044\u200b0532\u200b0130\u200b00"));
+        assertEquals("ssn [ssn]", redact.apply("ssn 078\u200b-05-1120"));
+        assertEquals("call [phone]", redact.apply("call +1415\u200b555\u200b2671"));
+        assertEquals("family \uD83D\uDC68\u200D\uD83D\uDC69\u200D\uD83D\uDC67", redact.apply(
+                "family \uD83D\uDC68\u200D\uD83D\uDC69\u200D\uD83D\uDC67"), "no PII: emoji sequences stay");
+    }
+
+    @Test
+    void numbersSplitAcrossLinesTabsOrSpacedDashesAreReplaced() {
+        for (String card : List.of("4111\n1111\n1111\n1111", "4111\r\n1111\r\n1111\r\n1111",
+                "4111\t1111\t1111\t1111", "4111 1111\n1111 1111", "4111 - 1111 - 1111 - 1111")) {
+            assertEquals("pay [card] now", redact.apply("pay " + card + " now"), card);
+        }
+        for (String iban : List.of("DE89.3704.0044.0532.0130.00", "DE 89 370400 440532 013000",
+                "DE89 3704\n0044 0532 0130 00")) {
+            assertEquals("to [iban] now", redact.apply("to " + iban + " now"), iban);
+        }
+        for (String phone : List.of("0033612345678", "0014155552671", "00 33 6 12 34 56 78")) {
+            assertEquals("call [phone] now", redact.apply("call " + phone + " now"), phone);
+        }
+    }
+
+    @Test
+    void datesTimesAddressesAndThousandsAreNoPhoneNumbers() {
+        for (String text : List.of("2024-01-15 10:30:00,123 ERROR db timeout", "2024/01/15 10:30 meeting",
+                "15.01.2024 10:30 Uhr", "2024-01-15 1030", "1 000 000 000", "8 045 311 447 people",
+                "tables: 12 345 678 901 rows", "host 192.168.100.200 down")) {
+            assertEquals(text, redact.apply(text), text);
+        }
+        assertEquals("call [phone]: ask for Bob", redact.apply("call +1 415 555 2671: ask for Bob"));
+        assertEquals("call [phone] or [phone]", redact.apply("call 415 555 2671 or 06 12 34 56 78"));
+    }
+
+    @Test
     void phoneNumbersWithoutGroupsAreReplacedWhenAPlusOrTrunkPrefixMarksThem() {
         for (String phone : List.of("+14155552671", "+447700900123", "+33612345678", "+33 612345678",
                 "+1 4155552671", "0612345678", "07700900123", "13800138000", "(415)5552671")) {
