@@ -209,8 +209,25 @@ public abstract class AbstractQuotaCounterContractTest {
         QuotaDecision refused = decide(at(1_000), tokens);
         assertFalse(refused.admitted());
         assertEquals(600, refused.states().get(0).used());
-        assertTrue(refused.states().get(0).retryAfter().compareTo(Duration.ofMinutes(1)) <= 0);
+        // Until enough of the 600 has slid out of the next minute: 1,000 − 600 may still count, 2/3 of it.
+        assertEquals(Duration.ofMillis(120_000 - 40_099 - 1_000), refused.states().get(0).retryAfter());
         assertTrue(decide(at(2_000), tokens.withTokens(400)).admitted(), "what still fits passes");
+    }
+
+    @Test
+    public void aBlockingTokenWindowSaysExactlyWhenTheAmountFits() {
+        // 349 of 400 used 12 s before the minute ends: 116 more fit only once enough of the 349 has slid out of
+        // the next minute, not at its start (T0 is the start of a minute).
+        QuotaCheck.Tokens used = new QuotaCheck.Tokens(bucket(LimitScope.PLAYGROUND, "tpm"), 400, 349,
+                Duration.ofMinutes(1), true);
+        assertTrue(decide(at(48_000), used).admitted());
+        QuotaCheck.Tokens more = used.withTokens(116);
+        QuotaDecision refused = decide(at(48_000), more);
+        assertFalse(refused.admitted());
+        Duration wait = refused.states().get(0).retryAfter();
+        assertEquals(Duration.ofMillis(12_000 + 60_000 - 48_997), wait);
+        assertFalse(decide(at(48_000).plus(wait).minusMillis(1), more).admitted(), "not a millisecond earlier");
+        assertTrue(decide(at(48_000).plus(wait), more).admitted(), "then it fits");
     }
 
     @Test

@@ -37,12 +37,35 @@ public final class TwoWindowCounter implements QuotaState {
         return saturatedAdd(current, scale(previous, remainingOfPrevious, window));
     }
 
-    /** 0 when {@code amount} more fits under {@code limit} now; else the milliseconds until the next window. */
+    /**
+     * 0 when {@code amount} more fits under {@code limit} now; else the milliseconds until it fits, if nothing is
+     * added meanwhile: the estimate falls as the previous window slides out (this window's part of it) and then as
+     * this window does (the next one's). An amount over the limit never fits: the time to the next window.
+     */
     public long waitMillis(long now, long limit, long amount) {
         if (saturatedAdd(estimate(now), amount) <= limit) {
             return 0;
         }
-        return (index + 1) * window - now;
+        long boundary = (index + 1) * window;
+        long room = limit - amount; // what may still count when the request is admitted
+        if (room < 0) {
+            return boundary - now;
+        }
+        if (current <= room && previous > 0) {
+            // Within this window: current + previous × (boundary − t) ÷ window ≤ room once t is late enough.
+            return Math.max(1, boundary - stillCounted(previous, room - current) - now);
+        }
+        // In the next window, where this window's amount is the previous one sliding out.
+        return Math.max(1, boundary + window - stillCounted(current, room) - now);
+    }
+
+    /**
+     * The longest part of a window (in milliseconds) over which {@code amount} may still be counted, weighted as
+     * {@link #estimate} weighs it, for the weighted amount to be at most {@code room}.
+     */
+    private long stillCounted(long amount, long room) {
+        long part = Math.min(window, scale(saturatedAdd(room, 1), window, amount));
+        return part > 0 && scale(amount, part, window) > room ? part - 1 : part;
     }
 
     /** Milliseconds until nothing counts any more. */

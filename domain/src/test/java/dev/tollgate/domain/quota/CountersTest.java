@@ -105,11 +105,44 @@ class CountersTest {
     }
 
     @Test
-    void blockingTokenWindowsWaitUntilTheNextWindowAtMost() {
+    void blockingTokenWindowsWaitUntilTheAmountFitsNotJustUntilTheNextWindow() {
         TwoWindowCounter counter = new TwoWindowCounter(60_000);
         counter.add(10_000, 900);
         assertEquals(0, counter.waitMillis(10_000, 1_000, 100));
-        assertEquals(50_000, counter.waitMillis(10_000, 1_000, 101));
+        // At the next window the 900 still count in full (they slide out over it): 101 fit a moment after.
+        assertEquals(50_001, counter.waitMillis(10_000, 1_000, 101));
+        // Found by a black-box run: 349 of 400 used 12 s before the window's end; 116 more did not fit at the
+        // boundary the old answer named, nor a second after it.
+        TwoWindowCounter playground = new TwoWindowCounter(60_000);
+        playground.add(48_000, 349);
+        assertEquals(12_000 + 60_000 - 48_997, playground.waitMillis(48_000, 400, 116));
+    }
+
+    @Test
+    void theWaitOfABlockingTokenWindowIsExact() {
+        java.util.Random random = new java.util.Random(7);
+        for (int run = 0; run < 2_000; run++) {
+            long previous = random.nextInt(2_000);
+            long current = random.nextInt(2_000);
+            long limit = 1 + random.nextInt(3_000);
+            long amount = random.nextInt((int) limit + 1);
+            long now = 60_000 + random.nextInt(60_000);
+            long at = 60_000 + random.nextInt((int) (now - 60_000 + 1));
+            long previousAt = random.nextBoolean() ? 0 : 30_000;
+            java.util.function.LongFunction<TwoWindowCounter> state = t -> {
+                TwoWindowCounter c = new TwoWindowCounter(60_000);
+                c.add(previousAt, previous);
+                c.add(at, current);
+                return c;
+            };
+            long wait = state.apply(0).waitMillis(now, limit, amount);
+            String what = "previous " + previous + ", current " + current + " at " + at + ", limit " + limit
+                    + ", amount " + amount + ", now " + now + ": wait " + wait;
+            assertEquals(0, state.apply(0).waitMillis(now + wait, limit, amount), "fits then: " + what);
+            if (wait > 1) {
+                assertTrue(state.apply(0).waitMillis(now + wait - 1, limit, amount) > 0, "not earlier: " + what);
+            }
+        }
     }
 
     /** Helper: the reset of a counter with amounts in two windows. */

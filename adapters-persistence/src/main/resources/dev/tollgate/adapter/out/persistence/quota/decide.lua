@@ -154,6 +154,16 @@ local function estimate(w, window)
     return sat(w.c + scale(w.p, window - (now - w.i * window), window))
 end
 
+-- TwoWindowCounter.stillCounted: the longest part of a window over which amount may still be counted, weighted
+-- as estimate weighs it, for the weighted amount to be at most room.
+local function stillCounted(amount, room, window)
+    local part = math.min(window, scale(sat(room + 1), window, amount))
+    if part > 0 and scale(amount, part, window) > room then
+        return part - 1
+    end
+    return part
+end
+
 local function windowReset(w, window)
     roll(w, window)
     if w.c > 0 then
@@ -430,8 +440,19 @@ for c = 1, checkCount do
         local window = number(ARGV[at + 2])
         local w = windows[key]
         used = estimate(w, window)
-        if sat(used + number(ARGV[at + 3])) > limit then
-            wait = (w.i + 1) * window - now
+        local amount = number(ARGV[at + 3])
+        if sat(used + amount) > limit then
+            -- Until it fits if nothing is added meanwhile (TwoWindowCounter.waitMillis): the previous window
+            -- sliding out of this one, then this one sliding out of the next.
+            local boundary = (w.i + 1) * window
+            local room = limit - amount
+            if room < 0 then
+                wait = boundary - now
+            elseif w.c <= room and w.p > 0 then
+                wait = math.max(1, boundary - stillCounted(w.p, room - w.c, window) - now)
+            else
+                wait = math.max(1, boundary + window - stillCounted(w.c, room, window) - now)
+            end
         end
     end
     if wait < 0 then
