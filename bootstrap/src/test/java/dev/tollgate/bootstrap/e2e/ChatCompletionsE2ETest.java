@@ -477,6 +477,21 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void aToolChoiceWithoutToolsAsksForNothingAndCostsNothing() {
+        Customer customer = customer();
+        String request = "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"go\"}]";
+        Reply plain = chat(customer.key(), request + "}");
+        assertEquals(200, plain.status(), plain.raw().body());
+        for (String choice : List.of("\"none\"", "\"auto\"")) {
+            Reply reply = chat(customer.key(), request + ",\"tool_choice\":" + choice + "}");
+            assertEquals(200, reply.status(), reply.raw().body());
+            assertEquals(map(plain.json().get("usage")).get("prompt_tokens"),
+                    map(reply.json().get("usage")).get("prompt_tokens"), "tool_choice " + choice);
+        }
+    }
+
+    @Test
     void imagePartsNeedAModelThatTakesImagesAndOtherMediaAreRefused() {
         Customer customer = customer();
         Reply image = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["

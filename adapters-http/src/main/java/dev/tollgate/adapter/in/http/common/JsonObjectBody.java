@@ -44,6 +44,7 @@ public final class JsonObjectBody {
             throw new InvalidRequestException(null, "Request body is empty: send a JSON object (a body sent with a "
                     + "Content-Encoding must decompress to one)");
         }
+        requireUtf8(body);
         Map<String, Object> fields = new LinkedHashMap<>();
         try (JsonParser parser = FACTORY.createParser(body)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -68,6 +69,37 @@ public final class JsonObjectBody {
             throw new InvalidRequestException(null, "Unreadable request body: send one JSON object in UTF-8");
         }
         return new JsonObjectBody(Collections.unmodifiableMap(fields));
+    }
+
+    /**
+     * Refuses a body that is not well-formed UTF-8 (RFC 8259 §8.1). The JSON parser decodes some ill-formed
+     * sequences instead of refusing them — an overlong {@code C0 AF} becomes {@code /} — so text a filter in front
+     * of the gateway saw as bytes would reach the provider as other characters.
+     */
+    private static void requireUtf8(byte[] body) {
+        int i = 0;
+        while (i < body.length && body[i] >= 0) {
+            i++; // ASCII, the common case, needs no decoder
+        }
+        if (i == body.length) {
+            return;
+        }
+        java.nio.charset.CharsetDecoder decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(body);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(Math.min(body.length, 8192));
+        while (true) {
+            java.nio.charset.CoderResult result = decoder.decode(in, out, true);
+            if (result.isError()) {
+                throw new InvalidRequestException(null, "The request body is not valid UTF-8 (byte " + in.position()
+                        + "): send JSON encoded as UTF-8, without overlong or surrogate sequences");
+            }
+            if (result.isUnderflow()) {
+                return;
+            }
+            out.clear(); // only the check matters, not the characters
+        }
     }
 
     /** Which of the parser's limits the body went past, in the terms of the request rather than of the parser. */

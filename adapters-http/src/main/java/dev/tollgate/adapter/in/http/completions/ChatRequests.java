@@ -81,6 +81,11 @@ public final class ChatRequests {
         String tools = tools(body, json);
         String toolChoice = toolChoice(body, json);
         mandatoryToolsAreDeclared(body);
+        if (tools == null) {
+            // "none" or "auto" without tools asks for nothing: not sent (OpenAI refuses a tool_choice without
+            // tools) and not counted as prompt.
+            toolChoice = null;
+        }
         return new ChatRequest(new ModelId(model), messages, maxTokens,
                 range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
