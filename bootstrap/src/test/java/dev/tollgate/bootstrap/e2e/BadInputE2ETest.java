@@ -137,7 +137,7 @@ class BadInputE2ETest extends GatewayE2ETest {
         String gpm = readWriteKey();
         String huge = "{\"name\":\"" + "x".repeat(2 * 1024 * 1024) + "\"}";
         Reply reply = post("/api/v1/keys", gpm, huge);
-        assertManagementError(reply, 413, null);
+        assertManagementError(reply, 413, "Request body is too large: at most 1 MiB (after decompression)");
     }
 
     @Test

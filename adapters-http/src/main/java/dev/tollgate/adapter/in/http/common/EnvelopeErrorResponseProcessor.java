@@ -1,6 +1,8 @@
 package dev.tollgate.adapter.in.http.common;
 
 import io.micronaut.context.annotation.Primary;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.core.convert.format.ReadableBytes;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.server.exceptions.response.Error;
@@ -19,9 +21,12 @@ import java.util.Map;
 public final class EnvelopeErrorResponseProcessor implements ErrorResponseProcessor<Map<String, Object>> {
 
     private final Clock clock;
+    private final long maxRequestSize;
 
-    EnvelopeErrorResponseProcessor(Clock clock) {
+    EnvelopeErrorResponseProcessor(Clock clock,
+            @Value("${micronaut.server.max-request-size:10485760}") @ReadableBytes long maxRequestSize) {
         this.clock = clock;
+        this.maxRequestSize = maxRequestSize;
     }
 
     @Override
@@ -39,6 +44,11 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return envelope;
     }
 
+    private static String size(long bytes) {
+        return bytes % (1024 * 1024) == 0 ? bytes / (1024 * 1024) + " MiB"
+                : bytes % 1024 == 0 ? bytes / 1024 + " KiB" : bytes + " bytes";
+    }
+
     /** What the route takes: JSON on the API surfaces, a form on the dashboard's. */
     private static String unsupportedType(String sent, String path) {
         String wanted = path.startsWith("/api/") || path.startsWith("/v1/") ? "application/json"
@@ -49,13 +59,14 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return "Unsupported Content-Type '" + ApiErrors.shown(sent.strip(), 64) + "': send " + wanted;
     }
 
-    private static String messageFor(ErrorContext context, HttpStatus status) {
+    private String messageFor(ErrorContext context, HttpStatus status) {
         String method = context.getRequest().getMethodName();
         String path = context.getRequest().getPath();
         return switch (status) {
             case NOT_FOUND -> "No such route: " + method + " " + path;
             case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
-            case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large";
+            case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large: at most " + size(maxRequestSize)
+                    + " (after decompression)";
             case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"),
                     path);
             case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";

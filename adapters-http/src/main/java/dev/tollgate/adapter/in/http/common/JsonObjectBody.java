@@ -130,7 +130,9 @@ public final class JsonObjectBody {
         if (line >= 0) {
             reason = reason.substring(0, line);
         }
-        reason = reason.replaceAll(":? *enable `?[A-Za-z.]*Feature\\.[A-Z_]+`? to allow.*", "")
+        reason = reason.replaceAll(" *\\(start marker at \\[Source: [^\\]]*\\][^)]*\\)", "")
+                .replaceAll(" *\\[Source: [^\\]]*\\]", "")
+                .replaceAll(":? *enable `?[A-Za-z.]*Feature\\.[A-Z_]+`? to allow.*", "")
                 .replaceAll(" *\\([^()]*Feature[^()]*\\)", "")
                 .replaceAll(" *;? *Feature '[A-Z_]+' not enabled.*", "")
                 .strip();
@@ -193,8 +195,8 @@ public final class JsonObjectBody {
     private static InvalidRequestException outOfRange(JsonParser parser) throws IOException {
         String name = parser.currentName();
         return new InvalidRequestException(name, (name == null ? "A number" : "'" + name + "'")
-                + " is out of range: " + parser.getText() + " (numbers must lie within ±1e" + MAX_SCALE
-                + " and have at most " + MAX_SCALE + " decimal places)");
+                + " is out of range: " + ApiErrors.shown(parser.getText(), 64) + " (numbers must be smaller than 1e"
+                + MAX_SCALE + " in magnitude and have at most " + MAX_SCALE + " decimal places)");
     }
 
     public Set<String> names() {

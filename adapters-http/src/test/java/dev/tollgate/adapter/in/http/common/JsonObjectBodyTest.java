@@ -42,4 +42,16 @@ class JsonObjectBodyTest {
             assertTrue(refused.getMessage().contains("not valid UTF-8 (byte 13)"), refused.getMessage());
         }
     }
+
+    @Test
+    void malformedJsonIsDescribedWithoutTheParsersInternals() {
+        InvalidRequestException refused = assertThrows(InvalidRequestException.class,
+                () -> JsonObjectBody.parse("{".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(refused.getMessage().startsWith("Malformed JSON in request body"), refused.getMessage());
+        assertTrue(!refused.getMessage().contains("Source") && !refused.getMessage().contains("REDACTED"),
+                refused.getMessage());
+        InvalidRequestException huge = assertThrows(InvalidRequestException.class,
+                () -> JsonObjectBody.parse("{\"limit\":1e400}".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(huge.getMessage().contains("smaller than 1e400"), huge.getMessage());
+    }
 }

@@ -111,23 +111,29 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 parser.skipChildren();
                 return;
             }
-            boolean first = true;
             JsonToken element;
             while ((element = parser.nextToken()) != JsonToken.END_ARRAY) {
-                if (first && element == JsonToken.START_OBJECT) {
+                if (element == JsonToken.START_OBJECT) {
                     choice(parser);
                 } else {
                     parser.skipChildren();
                 }
-                first = false;
             }
         }
 
+        /**
+         * One choice; only the first (index 0, or no index) is the answer — the gateway asks for one ({@code n} is
+         * 1), so another choice a provider sends anyway is not mixed into it.
+         */
         private void choice(JsonParser parser) throws IOException {
+            String[] before = {content, toolCallsJson, finishReason, logprobsJson};
+            long index = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken token = parser.nextToken();
-                if (field.equals("delta") && token == JsonToken.START_OBJECT) {
+                if (field.equals("index") && token.isNumeric()) {
+                    index = parser.getValueAsLong();
+                } else if (field.equals("delta") && token == JsonToken.START_OBJECT) {
                     delta(parser);
                 } else if (field.equals("finish_reason") && token == JsonToken.VALUE_STRING) {
                     finishReason = parser.getText();
@@ -136,6 +142,12 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 } else {
                     parser.skipChildren();
                 }
+            }
+            if (index != 0) {
+                content = before[0];
+                toolCallsJson = before[1];
+                finishReason = before[2];
+                logprobsJson = before[3];
             }
         }
 

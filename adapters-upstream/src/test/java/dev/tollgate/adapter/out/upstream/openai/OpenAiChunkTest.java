@@ -29,6 +29,20 @@ class OpenAiChunkTest {
     }
 
     @Test
+    void choicesOtherThanTheFirstAreNotMixedIntoTheAnswer() throws IOException {
+        OpenAiChunk other = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"B1\"},"
+                + "\"finish_reason\":\"stop\"}]}");
+        assertNull(other.content());
+        assertNull(other.finishReason());
+        OpenAiChunk both = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"content\":\"A\"}},{\"index\":1,"
+                + "\"delta\":{\"content\":\"B\"}}]}");
+        assertEquals("A", both.content(), "no index is the first choice");
+        OpenAiChunk later = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"B\"}},"
+                + "{\"delta\":{\"content\":\"A\"},\"index\":0}]}");
+        assertEquals("A", later.content(), "the first choice, wherever it is in the list");
+    }
+
+    @Test
     void theFinishReasonAndTheUsageOfTheLastChunks() throws IOException {
         OpenAiChunk finish = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}");
         assertEquals("length", finish.finishReason());
