@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.out.persistence.apikey;
 
+import dev.tollgate.adapter.out.persistence.common.KeyLookups;
 import dev.tollgate.application.port.out.ApiKeyRepository;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.apikey.ApiKey;
@@ -19,8 +20,11 @@ public class JdbcApiKeyRepository implements ApiKeyRepository {
 
     private final ApiKeyRowRepository rows;
 
-    JdbcApiKeyRepository(ApiKeyRowRepository rows) {
+    private final KeyLookups lookups;
+
+    JdbcApiKeyRepository(ApiKeyRowRepository rows, KeyLookups lookups) {
         this.rows = rows;
+        this.lookups = lookups;
     }
 
     @Override
@@ -30,7 +34,7 @@ public class JdbcApiKeyRepository implements ApiKeyRepository {
 
     @Override
     public Optional<ApiKey> findByHash(KeyHash hash) {
-        return rows.findByKeyHash(hash.hex()).map(JdbcApiKeyRepository::toDomain);
+        return lookups.bounded(() -> rows.findByKeyHash(hash.hex())).map(JdbcApiKeyRepository::toDomain);
     }
 
     @Override

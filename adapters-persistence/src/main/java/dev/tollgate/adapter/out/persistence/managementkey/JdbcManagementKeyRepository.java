@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.out.persistence.managementkey;
 
+import dev.tollgate.adapter.out.persistence.common.KeyLookups;
 import dev.tollgate.application.port.out.ManagementKeyRepository;
 import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.managementkey.ManagementAccess;
@@ -19,8 +20,11 @@ public class JdbcManagementKeyRepository implements ManagementKeyRepository {
 
     private final ManagementKeyRowRepository rows;
 
-    JdbcManagementKeyRepository(ManagementKeyRowRepository rows) {
+    private final KeyLookups lookups;
+
+    JdbcManagementKeyRepository(ManagementKeyRowRepository rows, KeyLookups lookups) {
         this.rows = rows;
+        this.lookups = lookups;
     }
 
     @Override
@@ -32,7 +36,7 @@ public class JdbcManagementKeyRepository implements ManagementKeyRepository {
 
     @Override
     public Optional<ManagementKey> findByHash(KeyHash hash) {
-        return rows.findByKeyHash(hash.hex()).map(JdbcManagementKeyRepository::toDomain);
+        return lookups.bounded(() -> rows.findByKeyHash(hash.hex())).map(JdbcManagementKeyRepository::toDomain);
     }
 
     @Override
