@@ -106,7 +106,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         do {
             Optional<Integer> running = runningServerPort(pgData, password);
             if (running.isPresent()) {
-                secure(running.get(), pgData, password);
+                // Not secured here: a server an earlier version started still serves that version's connections,
+                // which have no password; the start after it secures it (a trusting server ignores our password).
                 ensureDatabase(running.get(), password);
                 LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
                 return new EmbeddedPostgresDatastore(pgData, password, running.get(), null, durable);
@@ -280,8 +281,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     /**
      * Makes the server take password connections only: sets the superuser's password when it has none (a server
      * initialised with trust, by this version's first start or by an earlier version) and writes {@link #HBA} when
-     * {@code pg_hba.conf} says anything else, then has the server read it again. Done by whichever process starts or
-     * attaches first; a server secured already is left as it is.
+     * {@code pg_hba.conf} says anything else, then has the server read it again. Done by the process that starts the
+     * server; a server secured already is left as it is.
      */
     private static void secure(int port, Path pgData, String password) throws IOException {
         Path hba = pgData.resolve("pg_hba.conf");
