@@ -41,7 +41,7 @@ final class SettingChecks {
                 "tollgate.limits.cooldown.duration", "tollgate.limits.behaviour.within",
                 "tollgate.limits.behaviour.duration", "tollgate.limits.failover.alone-lease",
                 "tollgate.limits.failover.retry", "tollgate.redis.command-timeout", "tollgate.redis.slot-lease",
-                "tollgate.smtp.timeout")) {
+                "tollgate.smtp.timeout", "tollgate.datasource.lookup-timeout")) {
             positive(environment, property);
         }
         for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",
@@ -58,6 +58,7 @@ final class SettingChecks {
         });
         COUNTS.forEach((property, least) -> count(environment, property, least));
         bool(environment, "tollgate.playground.user-billed");
+        oneOf(environment, "tollgate.http.forwarded-header", List.of("x-forwarded-for", "forwarded"));
     }
 
     private static Map<String, Range> counts() {
@@ -170,6 +171,14 @@ final class SettingChecks {
         String text = text(environment, property);
         if (text != null && !text.strip().equalsIgnoreCase("true") && !text.strip().equalsIgnoreCase("false")) {
             throw new IllegalArgumentException(named(property) + " must be true or false; it was " + text);
+        }
+    }
+
+    private static void oneOf(Environment environment, String property, List<String> choices) {
+        String text = text(environment, property);
+        if (text != null && !choices.contains(text.strip().toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException(named(property) + " must be " + String.join(" or ", choices)
+                    + "; it was " + text);
         }
     }
 

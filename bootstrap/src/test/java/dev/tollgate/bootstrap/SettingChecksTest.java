@@ -40,6 +40,10 @@ class SettingChecksTest {
         refused("tollgate.shutdown.settle-wait", "-1s", "not be negative");
         refused("tollgate.dashboard.verification-lifetime", "0s", "positive");
         refused("tollgate.playground.user-billed", "ture", "true or false");
+        refused("tollgate.datasource.lookup-timeout", "0s", "positive");
+        refused("tollgate.http.forwarded-header", "x-real-ip", "x-forwarded-for or forwarded");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.http.forwarded-header",
+                "Forwarded"))));
         assertTrue(SettingChecks.named("tollgate.completions.sweep-interval")
                 .startsWith("TOLLGATE_COMPLETIONS_SWEEP_INTERVAL"));
     }
