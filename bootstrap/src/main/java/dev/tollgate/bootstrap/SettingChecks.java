@@ -1,8 +1,10 @@
 package dev.tollgate.bootstrap;
 
+import dev.tollgate.adapter.in.http.common.SourceAddresses;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.env.Environment;
+import io.micronaut.core.type.Argument;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +61,9 @@ final class SettingChecks {
         COUNTS.forEach((property, least) -> count(environment, property, least));
         bool(environment, "tollgate.playground.user-billed");
         oneOf(environment, "tollgate.http.forwarded-header", List.of("x-forwarded-for", "forwarded"));
+        // Its own sentence names the variable and the entry that is no address or CIDR block.
+        new SourceAddresses(environment.getProperty("tollgate.http.trusted-proxies", Argument.listOf(String.class))
+                .orElse(List.of()), 64);
     }
 
     private static Map<String, Range> counts() {

@@ -42,6 +42,7 @@ class SettingChecksTest {
         refused("tollgate.playground.user-billed", "ture", "true or false");
         refused("tollgate.datasource.lookup-timeout", "0s", "positive");
         refused("tollgate.http.forwarded-header", "x-real-ip", "x-forwarded-for or forwarded");
+        refused("tollgate.http.trusted-proxies", "10.0.0.0/8,notacidr", "'notacidr' is not an IP address");
         assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.http.forwarded-header",
                 "Forwarded"))));
         assertTrue(SettingChecks.named("tollgate.completions.sweep-interval")

@@ -26,6 +26,7 @@ import java.util.Locale;
 public final class SourceAddresses {
 
     private static final String ATTRIBUTE = "tollgate.source-ip";
+    private static final String TRUSTED_PROXIES = "TOLLGATE_HTTP_TRUSTED_PROXIES (tollgate.http.trusted-proxies)";
 
     private final List<Cidr> trusted;
     private final int ipv6Prefix;
@@ -204,8 +205,8 @@ public final class SourceAddresses {
             String address = slash < 0 ? text : text.substring(0, slash);
             InetAddress parsed = literal(address);
             if (parsed == null) {
-                throw new IllegalArgumentException("tollgate.http.trusted-proxies: '" + text
-                        + "' is not an IP address or CIDR block");
+                throw new IllegalArgumentException(TRUSTED_PROXIES + ": \'" + text
+                        + "\' is not an IP address or CIDR block (e.g. 10.0.0.0/8 or 127.0.0.1)");
             }
             byte[] bytes = parsed.getAddress();
             int bits = bytes.length * 8;
@@ -216,8 +217,8 @@ public final class SourceAddresses {
                 prefix = -1;
             }
             if (prefix < 0 || prefix > bits) {
-                throw new IllegalArgumentException("tollgate.http.trusted-proxies: '" + text
-                        + "' has an invalid prefix length");
+                throw new IllegalArgumentException(TRUSTED_PROXIES + ": \'" + text
+                        + "\' has an invalid prefix length");
             }
             mask(bytes, prefix);
             return new Cidr(bytes, prefix);

@@ -22,9 +22,11 @@ import java.io.StringWriter;
  * @param promptTokens    {@code usage.prompt_tokens}, or -1 when the chunk carries no complete usage
  * @param completionTokens {@code usage.completion_tokens}, or -1 likewise
  * @param logprobsJson    the first choice's {@code logprobs.content} array as compact JSON, or null
+ * @param rateLimited     whether the error says the provider is rate limited ({@code code} 429, or a
+ *                        {@code code} or {@code type} naming a rate limit)
  */
 record OpenAiChunk(String error, String content, String toolCallsJson, String finishReason, long promptTokens,
-        long completionTokens, String logprobsJson) {
+        long completionTokens, String logprobsJson, boolean rateLimited) {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
@@ -64,6 +66,7 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
         private long promptTokens = -1;
         private long completionTokens = -1;
         private String logprobsJson;
+        private boolean rateLimited;
 
         void error(JsonParser parser, JsonToken value) throws IOException {
             if (value != JsonToken.START_OBJECT) {
@@ -76,6 +79,9 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 JsonToken token = parser.nextToken();
                 if (field.equals("message") && token.isScalarValue()) {
                     error = parser.getText();
+                } else if ((field.equals("code") || field.equals("type")) && token.isScalarValue()) {
+                    String said = parser.getText().toLowerCase(java.util.Locale.ROOT);
+                    rateLimited |= said.equals("429") || said.contains("rate_limit") || said.contains("ratelimit");
                 } else {
                     parser.skipChildren();
                 }
@@ -187,7 +193,7 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
 
         OpenAiChunk build() {
             return new OpenAiChunk(error, content, toolCallsJson, finishReason, promptTokens, completionTokens,
-                    logprobsJson);
+                    logprobsJson, rateLimited);
         }
     }
 }

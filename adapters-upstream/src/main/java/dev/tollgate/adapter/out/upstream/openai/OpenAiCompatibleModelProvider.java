@@ -175,7 +175,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 return;
             }
             if (chunk.error() != null) {
-                reportedError(502, false, chunk.error());
+                // A provider may say in its stream that it is rate limited: capacity, as a 429 status would be.
+                reportedError(chunk.rateLimited() ? 429 : 502, chunk.rateLimited(), chunk.error());
                 return;
             }
             if (chunk.hasUsage()) {

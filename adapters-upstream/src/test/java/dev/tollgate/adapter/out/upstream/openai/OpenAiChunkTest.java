@@ -29,6 +29,18 @@ class OpenAiChunkTest {
     }
 
     @Test
+    void anErrorThatSaysRateLimitedIsCapacity() throws IOException {
+        for (String error : new String[] {"{\"message\":\"slow down\",\"code\":429}",
+                "{\"message\":\"slow down\",\"code\":\"rate_limit_exceeded\"}",
+                "{\"message\":\"slow down\",\"type\":\"RateLimitError\"}"}) {
+            OpenAiChunk chunk = OpenAiChunk.read("{\"error\":" + error + "}");
+            assertEquals("slow down", chunk.error());
+            assertTrue(chunk.rateLimited(), error);
+        }
+        assertFalse(OpenAiChunk.read("{\"error\":{\"message\":\"boom\",\"code\":502}}").rateLimited());
+    }
+
+    @Test
     void choicesOtherThanTheFirstAreNotMixedIntoTheAnswer() throws IOException {
         OpenAiChunk other = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"content\":\"B1\"},"
                 + "\"finish_reason\":\"stop\"}]}");
