@@ -968,11 +968,17 @@ class ChatCompletionServiceTest {
 
             assertEquals(1, beta.calls().size(), "the gateway's key at alpha is wrong: beta may still serve");
             beta.lastCall().fail(503, true, false, null);
+            assertAlphaRetiredAndBetaServesTheRetryPass(started);
+        }
+
+        /** alpha left the request and beta failed once: the retry pass asks beta alone, which answers. */
+        private void assertAlphaRetiredAndBetaServesTheRetryPass(Started started) {
             timers.advance(Duration.ofSeconds(1));
             assertEquals(1, alpha.calls().size(), "alpha is not asked again in the retry pass");
             assertEquals(2, beta.calls().size());
             beta.lastCall().firstByte().delta("ok");
             beta.lastCall().finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
             assertEquals("stop", started.observer().result.finishReason());
         }
 
@@ -984,11 +990,7 @@ class ChatCompletionServiceTest {
 
             assertEquals(1, beta.calls().size(), "another provider may answer properly");
             beta.lastCall().fail(503, true, false, null);
-            timers.advance(Duration.ofSeconds(1));
-            assertEquals(1, alpha.calls().size(), "alpha is not asked again in the retry pass");
-            beta.lastCall().firstByte().delta("ok");
-            beta.lastCall().finish("stop", new TokenUsage(3, 1));
-            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
+            assertAlphaRetiredAndBetaServesTheRetryPass(started);
         }
 
         @Test
@@ -1027,12 +1029,7 @@ class ChatCompletionServiceTest {
             beta.lastCall().fail(503, true, false, null);
 
             assertNull(started.observer().failure, "beta may still answer");
-            timers.advance(Duration.ofSeconds(1));
-            assertEquals(1, alpha.calls().size(), "alpha said a day: not asked again");
-            assertEquals(2, beta.calls().size());
-            beta.lastCall().firstByte().delta("ok");
-            beta.lastCall().finish("stop", new TokenUsage(3, 1));
-            assertEquals("stop", started.observer().result.finishReason());
+            assertAlphaRetiredAndBetaServesTheRetryPass(started); // alpha said a day: not asked again
         }
 
         @Test
