@@ -3,6 +3,7 @@ package dev.tollgate.application.testing;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.time.Duration;
 import java.util.List;
@@ -150,6 +151,11 @@ public final class ScriptedModelProvider implements ModelProvider {
 
         public synchronized Call delta(String text) {
             listener.onDelta(text);
+            return this;
+        }
+
+        public synchronized Call text(AnswerChannel channel, String text) {
+            listener.onText(channel, text);
             return this;
         }
 

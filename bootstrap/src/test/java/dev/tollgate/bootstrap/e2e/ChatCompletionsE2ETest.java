@@ -1059,6 +1059,78 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         }
     }
 
+    @Test
+    void reasoningAndRefusalFromAnOpenAiCompatibleProviderReachTheClientAndAreBilled() throws IOException {
+        // A reasoning model behind vLLM or OpenRouter streams its reasoning before the answer; an OpenAI model may
+        // refuse in delta.refusal. Both reach the client in the fields its SDK reads, and without reported usage
+        // their words are billed like the content's.
+        String sse = java.util.stream.Stream.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+                        + "\"reasoning_content\":\"Weighing it up.\"},\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Partly.\"},\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I cannot say more.\"},\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")
+                .map(data -> "data: " + data + "\n\n").reduce("", String::concat);
+        com.sun.net.httpserver.HttpServer upstream = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        upstream.createContext("/v1/chat/completions", exchange -> {
+            try (InputStream in = exchange.getRequestBody()) {
+                in.readAllBytes();
+            }
+            byte[] bytes = sse.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        upstream.start();
+        String catalogText = """
+                providers:
+                  thinker: {type: openai, base-url: "http://127.0.0.1:%d/v1"}
+                models:
+                  - id: test/thinker
+                    context-length: 4096
+                    max-output-tokens: 64
+                    routes:
+                      - {provider: thinker, model: t, input-usd-per-million: "1", output-usd-per-million: "1"}
+                """.formatted(upstream.getAddress().getPort());
+        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
+        write(catalog, catalogText, Instant.now().minusSeconds(60));
+        Customer customer = customer();
+        try (ApplicationContext gateway = startGateway(catalog)) {
+            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+            Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                    body("test/thinker", "\"max_tokens\":20"));
+            assertEquals(200, json.status(), json.raw().body());
+            Map<String, Object> message = map(map(list(json.json().get("choices")).get(0)).get("message"));
+            assertEquals("Partly.", message.get("content"));
+            assertEquals("I cannot say more.", message.get("refusal"));
+            assertEquals("Weighing it up.", message.get("reasoning"));
+            Map<String, Object> usage = map(json.json().get("usage"));
+            long completion = integer(usage.get("completion_tokens"), "completion_tokens");
+            assertTrue(completion >= 10, "the reasoning and the refusal are counted with the content: " + usage);
+            assertEquals(completion, awaitSettled(json.header("x-request-id")).completionTokens());
+
+            Reply stream = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                    body("test/thinker", "\"max_tokens\":20,\"stream\":true"));
+            assertEquals(200, stream.status(), stream.raw().body());
+            List<Object> deltas = new ArrayList<>();
+            for (String data : parseSse(stream.raw().body()).data()) {
+                if (!data.equals("[DONE]") && !list(parse(data).get("choices")).isEmpty()) {
+                    Map<String, Object> delta = map(map(list(parse(data).get("choices")).get(0)).get("delta"));
+                    if (!delta.isEmpty() && !delta.containsKey("role")) {
+                        deltas.add(delta);
+                    }
+                }
+            }
+            assertEquals(List.of(Map.of("reasoning", "Weighing it up."), Map.of("content", "Partly."),
+                    Map.of("refusal", "I cannot say more.")), deltas);
+        } finally {
+            upstream.stop(0);
+            Files.deleteIfExists(catalog);
+        }
+    }
+
     /** A catalog whose one model streams slowly: 5 tokens per second, 200 tokens, first token after {@code ttft}. */
     private static String slowCatalog(long ttftMillis) {
         return """

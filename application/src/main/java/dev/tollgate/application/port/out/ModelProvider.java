@@ -2,6 +2,7 @@ package dev.tollgate.application.port.out;
 
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.time.Duration;
 
@@ -43,6 +44,10 @@ public interface ModelProvider {
         void onFirstByte();
 
         void onDelta(String text);
+
+        /** Refusal or reasoning text of the answer, in order (output like {@link #onDelta}, billed the same). */
+        default void onText(AnswerChannel channel, String text) {
+        }
 
         /**
          * A piece of the answer's tool calls: the chunk's {@code delta.tool_calls} array as JSON, in the

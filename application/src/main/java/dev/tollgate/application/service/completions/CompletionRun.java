@@ -11,6 +11,7 @@ import dev.tollgate.application.port.out.TokenCounter;
 import dev.tollgate.domain.billing.Pricing;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatRequest;
 import dev.tollgate.domain.completion.JsonStrings;
 import dev.tollgate.domain.shared.KeyHash;
@@ -19,8 +20,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -273,13 +276,15 @@ final class CompletionRun implements RunningCompletion {
 
     /**
      * What the upstream produced for this request: whether anything, and the text its output tokens are counted in
-     * — the content, and of tool calls their names and arguments (not the JSON around them, which the provider does
+     * — the content, refusal and reasoning text, and of tool calls their names and arguments (not the JSON around them, which the provider does
      * not bill and which would count many times over when the arguments come in many small pieces).
      */
     private static final class Output {
         private static final Set<String> NAME = Set.of("name");
         private static final Set<String> ARGUMENTS = Set.of("arguments");
         private final StringBuilder text = new StringBuilder();
+        /** Refusal and reasoning text, each counted on its own (a word must not run on into the content's). */
+        private final Map<AnswerChannel, StringBuilder> channels = new EnumMap<>(AnswerChannel.class);
         /** The tool name counted last: a provider that repeats it in every piece is not billed for it again. */
         private String lastName = "";
         private boolean any;
@@ -287,6 +292,11 @@ final class CompletionRun implements RunningCompletion {
         void text(String content) {
             text.append(content);
             any |= !content.isEmpty();
+        }
+
+        void text(AnswerChannel channel, String part) {
+            channels.computeIfAbsent(channel, c -> new StringBuilder()).append(part);
+            any |= !part.isEmpty();
         }
 
         void toolCalls(String toolCallsJson) {
@@ -307,8 +317,17 @@ final class CompletionRun implements RunningCompletion {
             return !any;
         }
 
-        String counted() {
-            return text.toString();
+        boolean isBlank() {
+            return text.toString().isBlank() && channels.values().stream().allMatch(c -> c.toString().isBlank());
+        }
+
+        /** The output tokens in what was delivered. */
+        long tokens(TokenCounter counter) {
+            long tokens = text.isEmpty() ? 0 : counter.countText(text.toString());
+            for (StringBuilder channel : channels.values()) {
+                tokens = Math.addExact(tokens, counter.countText(channel.toString()));
+            }
+            return tokens;
         }
     }
 
@@ -329,7 +348,7 @@ final class CompletionRun implements RunningCompletion {
     private TokenUsage plausible(TokenUsage reported) {
         long prompt = reported.promptTokens() == 0 ? ctx.promptTokens() : reported.promptTokens();
         long completion = reported.completionTokens();
-        if (completion == 0 && !delivered.counted().isBlank()) {
+        if (completion == 0 && !delivered.isBlank()) {
             completion = partialUsage().completionTokens();
         }
         return prompt == reported.promptTokens() && completion == reported.completionTokens() ? reported
@@ -337,9 +356,7 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private TokenUsage partialUsage() {
-        String counted = delivered.counted();
-        long completion = counted.isEmpty() ? 0 : ctx.tokens().countText(counted);
-        return new TokenUsage(ctx.promptTokens(), completion);
+        return new TokenUsage(ctx.promptTokens(), delivered.tokens(ctx.tokens()));
     }
 
     private void cancelTimers() {
@@ -446,6 +463,20 @@ final class CompletionRun implements RunningCompletion {
                 output();
                 delivered.text(text);
                 observer.onDelta(text);
+            }
+        }
+
+        @Override
+        public void onText(AnswerChannel channel, String text) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current || text.isEmpty()) {
+                    drained(this, output -> output.text(channel, text));
+                    return;
+                }
+                // Refusal and reasoning text is output too: billed like the content, and it ends any fallback.
+                output();
+                delivered.text(channel, text);
+                observer.onText(channel, text);
             }
         }
 

@@ -4,6 +4,7 @@ import dev.tollgate.application.port.out.BillingLedger;
 import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
 import dev.tollgate.application.port.in.traffic.TrafficLimitsUnavailableException;
 import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.quota.Bucket;
 import dev.tollgate.domain.quota.LimitScope;
 import dev.tollgate.domain.quota.QuotaDecision;
@@ -209,6 +210,11 @@ class ChatCompletionServiceTest {
         public void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
             settlements.add(status + " " + provider + " " + billed.promptTokens() + "+" + billed.completionTokens()
                     + " " + charged.micros());
+        }
+
+        @Override
+        public void onText(AnswerChannel channel, String delta) {
+            events.add(channel.name().toLowerCase(java.util.Locale.ROOT));
         }
 
         @Override
@@ -763,6 +769,32 @@ class ChatCompletionServiceTest {
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
             assertEquals(new TokenUsage(3, 3), row.usage());
             assertEquals(micros(3 + 9), row.cost());
+        }
+
+        @Test
+        void reasoningAndRefusalTextReachTheClientAndAreCountedWithoutReportedUsage() {
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().text(AnswerChannel.REASONING, "let me think").delta("one")
+                    .text(AnswerChannel.REFUSAL, "no more");
+            alpha.onlyCall().finish("stop", null);
+
+            assertEquals(List.of("started:alpha", "reasoning", "delta", "refusal", "complete"),
+                    started.observer().events);
+            assertEquals(new TokenUsage(3, 6), started.observer().result.usage(), "3 + 1 + 2 output words");
+            assertEquals(new TokenUsage(3, 6), settledRow(started.requestId()).usage());
+        }
+
+        @Test
+        void reasoningIsOutputSoAFailureAfterItBillsItAndDoesNotFallBack() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().text(AnswerChannel.REASONING, "one two");
+            call.fail(503, true, false, null);
+
+            assertTrue(beta.calls().isEmpty(), "no fallback after reasoning output");
+            assertEquals(List.of("started:alpha", "reasoning", "failure"), started.observer().events);
+            assertTrue(started.observer().failure.afterOutput());
+            assertEquals(new TokenUsage(3, 2), settledRow(started.requestId()).usage());
         }
 
         @Test

@@ -2,6 +2,7 @@ package dev.tollgate.adapter.in.http.completions;
 
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.domain.completion.AnswerChannel;
 import io.micronaut.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,17 +31,28 @@ final class ChunkWriter {
     }
 
     /**
+     * A whole answer: its content, refusal and reasoning text (each empty when there was none) and tool calls.
+     */
+    record Answer(String content, String refusal, String reasoning, List<Map<String, Object>> toolCalls) {
+    }
+
+    /**
      * @param logprobs the {@code logprobs.content} entries the provider sent, or null when none were asked for or
      *                 sent
      */
-    Map<String, Object> completion(String text, List<Map<String, Object>> toolCalls, List<Object> logprobs,
-            CompletionResult result) {
+    Map<String, Object> completion(Answer answer, List<Object> logprobs, CompletionResult result) {
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("role", "assistant");
-        message.put("content", text.isEmpty() && !toolCalls.isEmpty() ? null : text);
-        message.put("refusal", null);
-        if (!toolCalls.isEmpty()) {
-            message.put("tool_calls", toolCalls);
+        // OpenAI: the content is null when the answer is only tool calls or a refusal.
+        boolean noContent = answer.content().isEmpty()
+                && (!answer.toolCalls().isEmpty() || !answer.refusal().isEmpty());
+        message.put("content", noContent ? null : answer.content());
+        message.put("refusal", answer.refusal().isEmpty() ? null : answer.refusal());
+        if (!answer.reasoning().isEmpty()) {
+            message.put("reasoning", answer.reasoning());
+        }
+        if (!answer.toolCalls().isEmpty()) {
+            message.put("tool_calls", answer.toolCalls());
         }
         Map<String, Object> choice = new LinkedHashMap<>();
         choice.put("index", 0);
@@ -66,6 +78,13 @@ final class ChunkWriter {
         Map<String, Object> delta = new LinkedHashMap<>();
         delta.put("content", text);
         return chunk(delta, null, logprobs);
+    }
+
+    /** Refusal or reasoning text: {@code delta.refusal} (OpenAI) or {@code delta.reasoning} (OpenRouter). */
+    String textChunk(AnswerChannel channel, String text) {
+        Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put(channel == AnswerChannel.REFUSAL ? "refusal" : "reasoning", text);
+        return chunk(delta, null);
     }
 
     /** Log probabilities that came with no text after them (before the finish): a chunk of their own. */

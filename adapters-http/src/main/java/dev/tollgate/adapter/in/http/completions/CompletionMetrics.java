@@ -5,6 +5,7 @@ import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.out.BillingLedger;
 import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.quota.RateLimitReport;
 import dev.tollgate.domain.shared.Usd;
 import io.micrometer.core.instrument.Counter;
@@ -58,6 +59,11 @@ public final class CompletionMetrics {
             @Override
             public void onDelta(String text) {
                 delegate.onDelta(text);
+            }
+
+            @Override
+            public void onText(AnswerChannel channel, String text) {
+                delegate.onText(channel, text);
             }
 
             @Override

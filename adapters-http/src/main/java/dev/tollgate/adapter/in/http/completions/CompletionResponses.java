@@ -8,6 +8,7 @@ import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatRequest;
 import dev.tollgate.domain.quota.RateLimitReport;
 import io.micronaut.http.HttpRequest;
@@ -75,6 +76,8 @@ public final class CompletionResponses {
         private final HttpRequest<?> request;
         private final Clock clock;
         private final StringBuilder text = new StringBuilder();
+        private final StringBuilder refusal = new StringBuilder();
+        private final StringBuilder reasoning = new StringBuilder();
         private final ToolCallAssembler toolCalls = new ToolCallAssembler();
         /** The log probabilities of the answer, in order; null unless the provider sent some. */
         private List<Object> logprobs;
@@ -106,6 +109,11 @@ public final class CompletionResponses {
         }
 
         @Override
+        public void onText(AnswerChannel channel, String delta) {
+            (channel == AnswerChannel.REFUSAL ? refusal : reasoning).append(delta);
+        }
+
+        @Override
         public void onToolCallDelta(String toolCallsJson) {
             toolCalls.add(chunks.read(toolCallsJson));
         }
@@ -120,8 +128,9 @@ public final class CompletionResponses {
 
         @Override
         public void onComplete(CompletionResult result) {
-            response.complete(HttpResponse.ok(chunks.completion(text.toString(), toolCalls.toolCalls(), logprobs,
-                    result)).contentType(MediaType.APPLICATION_JSON_TYPE));
+            response.complete(HttpResponse.ok(chunks.completion(new ChunkWriter.Answer(text.toString(),
+                    refusal.toString(), reasoning.toString(), toolCalls.toolCalls()), logprobs, result))
+                    .contentType(MediaType.APPLICATION_JSON_TYPE));
         }
 
         @Override

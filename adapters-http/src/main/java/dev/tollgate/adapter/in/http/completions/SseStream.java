@@ -5,6 +5,7 @@ import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.quota.RateLimitReport;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -171,6 +172,16 @@ final class SseStream implements CompletionObserver {
         sendRole();
         data(chunks.textChunk(text, pendingLogprobs));
         pendingLogprobs = null;
+    }
+
+    @Override
+    public synchronized void onText(AnswerChannel channel, String text) {
+        if (ended) {
+            return;
+        }
+        commit();
+        sendRole();
+        data(chunks.textChunk(channel, text));
     }
 
     @Override

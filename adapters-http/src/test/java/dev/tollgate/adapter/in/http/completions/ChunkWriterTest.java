@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.in.completions.CompletionResult;
 import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.shared.Usd;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
@@ -30,17 +31,26 @@ class ChunkWriterTest {
         return (Map<String, Object>) ((List<Object>) body.get("choices")).get(0);
     }
 
+    private static ChunkWriter.Answer text(String content) {
+        return new ChunkWriter.Answer(content, "", "", List.of());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> message(Map<String, Object> body) {
+        return (Map<String, Object>) choice(body).get("message");
+    }
+
     private Map<String, Object> parse(String text) throws IOException {
         return json.readValue(text, Argument.mapOf(String.class, Object.class));
     }
 
     @Test
     void aJsonAnswerCarriesTheLogprobsItWasSentAndNullOtherwise() {
-        Map<String, Object> with = chunks.completion("Hi", List.of(), entries, result);
+        Map<String, Object> with = chunks.completion(text("Hi"), entries, result);
         assertEquals(Set.of("content", "refusal"), ((Map<?, ?>) choice(with).get("logprobs")).keySet());
         assertEquals(entries, ((Map<?, ?>) choice(with).get("logprobs")).get("content"));
 
-        Map<String, Object> without = chunks.completion("Hi", List.of(), null, result);
+        Map<String, Object> without = chunks.completion(text("Hi"), null, result);
         assertTrue(choice(without).containsKey("logprobs"));
         assertNull(choice(without).get("logprobs"));
     }
@@ -55,5 +65,40 @@ class ChunkWriterTest {
         Map<String, Object> alone = choice(parse(chunks.logprobsChunk(entries)));
         assertEquals(Map.of(), alone.get("delta"));
         assertEquals(entries, ((Map<?, ?>) alone.get("logprobs")).get("content"));
+    }
+
+    @Test
+    void aRefusalTakesThePlaceOfTheContentAsOpenAiAnswersIt() {
+        Map<String, Object> message = message(chunks.completion(
+                new ChunkWriter.Answer("", "I can't help with that.", "", List.of()), null, result));
+        assertTrue(message.containsKey("content"));
+        assertNull(message.get("content"));
+        assertEquals("I can't help with that.", message.get("refusal"));
+        assertFalse(message.containsKey("reasoning"));
+
+        Map<String, Object> plain = message(chunks.completion(text("Hi"), null, result));
+        assertEquals("Hi", plain.get("content"));
+        assertTrue(plain.containsKey("refusal"));
+        assertNull(plain.get("refusal"));
+        assertFalse(plain.containsKey("reasoning"), "no reasoning key when the model sent none");
+    }
+
+    @Test
+    void reasoningComesBesideTheContentAsOpenRouterAnswersIt() {
+        Map<String, Object> message = message(chunks.completion(
+                new ChunkWriter.Answer("42", "", "Six times seven.", List.of()), null, result));
+        assertEquals("42", message.get("content"));
+        assertEquals("Six times seven.", message.get("reasoning"));
+        assertNull(message.get("refusal"));
+    }
+
+    @Test
+    void refusalAndReasoningStreamInTheirOwnDeltaFields() throws IOException {
+        Map<String, Object> refusal = choice(parse(chunks.textChunk(AnswerChannel.REFUSAL, "No.")));
+        assertEquals(Map.of("refusal", "No."), refusal.get("delta"));
+        assertTrue(refusal.containsKey("finish_reason"));
+        assertNull(refusal.get("finish_reason"));
+        Map<String, Object> reasoning = choice(parse(chunks.textChunk(AnswerChannel.REASONING, "Hmm")));
+        assertEquals(Map.of("reasoning", "Hmm"), reasoning.get("delta"));
     }
 }

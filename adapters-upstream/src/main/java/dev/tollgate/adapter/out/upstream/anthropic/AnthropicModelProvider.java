@@ -6,6 +6,7 @@ import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
@@ -193,6 +194,9 @@ public final class AnthropicModelProvider implements ModelProvider {
             } else if (event.get("content_block") instanceof Map<?, ?> block && block.get("text") instanceof String t
                     && !t.isEmpty()) {
                 delta(t);
+            } else if (event.get("content_block") instanceof Map<?, ?> block && "thinking".equals(block.get("type"))
+                    && block.get("thinking") instanceof String t && !t.isEmpty()) {
+                text(AnswerChannel.REASONING, t);
             }
         }
 
@@ -202,6 +206,9 @@ public final class AnthropicModelProvider implements ModelProvider {
             }
             if ("text_delta".equals(delta.get("type")) && delta.get("text") instanceof String text && !text.isEmpty()) {
                 delta(text);
+            } else if ("thinking_delta".equals(delta.get("type")) && delta.get("thinking") instanceof String thinking
+                    && !thinking.isEmpty()) {
+                text(AnswerChannel.REASONING, thinking);
             } else if ("input_json_delta".equals(delta.get("type"))
                     && delta.get("partial_json") instanceof String partial) {
                 int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();

@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.upstream.common;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.completion.AnswerChannel;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -161,6 +162,12 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     protected final void delta(String text) {
         produced = true;
         listener.onDelta(text);
+    }
+
+    /** Passes on a piece of the answer's refusal or reasoning text. */
+    protected final void text(AnswerChannel channel, String text) {
+        produced = true;
+        listener.onText(channel, text);
     }
 
     /** Passes on a piece of the answer's tool calls. */

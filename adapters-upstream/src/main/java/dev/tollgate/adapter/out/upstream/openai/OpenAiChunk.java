@@ -9,7 +9,7 @@ import java.io.StringWriter;
 
 /**
  * Upstream adapter support: what the gateway reads from one chunk of an OpenAI-compatible stream (the JSON of one
- * {@code data:} line) — the first choice's content and tool-call deltas, log probabilities and finish reason, the
+ * {@code data:} line) — the first choice's content, reasoning, refusal and tool-call deltas, log probabilities and finish reason, the
  * usage, a reported error — read in one pass over the text with Jackson's streaming parser, everything else skipped
  * unread. A chunk arrives for every few tokens of every answer; building a map tree of each took a third of the
  * gateway's CPU at concurrency 1 (docs/performance.md).
@@ -17,6 +17,9 @@ import java.io.StringWriter;
  * @param error           the {@code error} object's {@code message} ({@code "null"} without one), or null when
  *                        the chunk reports no error
  * @param content         the first choice's {@code delta.content}, or null
+ * @param reasoning       the first choice's reasoning text — {@code delta.reasoning} (OpenRouter, vLLM) or, without
+ *                        it, {@code delta.reasoning_content} (DeepSeek, older vLLM) — or null
+ * @param refusal         the first choice's {@code delta.refusal}, or null
  * @param toolCallsJson   the first choice's {@code delta.tool_calls} array as compact JSON, or null
  * @param finishReason    the first choice's {@code finish_reason}, or null
  * @param promptTokens    {@code usage.prompt_tokens}, or -1 when the chunk carries no complete usage
@@ -25,7 +28,7 @@ import java.io.StringWriter;
  * @param rateLimited     whether the error says the provider is rate limited ({@code code} 429, or a
  *                        {@code code} or {@code type} naming a rate limit)
  */
-record OpenAiChunk(String error, String content, String toolCallsJson, String finishReason, long promptTokens,
+record OpenAiChunk(String error, String content, String reasoning, String refusal, String toolCallsJson, String finishReason, long promptTokens,
         long completionTokens, String logprobsJson, boolean rateLimited) {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
@@ -61,6 +64,9 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
     private static final class Builder {
         private String error;
         private String content;
+        private String reasoning;
+        private String reasoningContent;
+        private String refusal;
         private String toolCallsJson;
         private String finishReason;
         private long promptTokens = -1;
@@ -132,7 +138,7 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
          * 1), so another choice a provider sends anyway is not mixed into it.
          */
         private void choice(JsonParser parser) throws IOException {
-            String[] before = {content, toolCallsJson, finishReason, logprobsJson};
+            String[] before = {content, toolCallsJson, finishReason, logprobsJson, reasoning, reasoningContent, refusal};
             long index = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
@@ -154,6 +160,9 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 toolCallsJson = before[1];
                 finishReason = before[2];
                 logprobsJson = before[3];
+                reasoning = before[4];
+                reasoningContent = before[5];
+                refusal = before[6];
             }
         }
 
@@ -183,6 +192,12 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
                 JsonToken token = parser.nextToken();
                 if (field.equals("content") && token == JsonToken.VALUE_STRING) {
                     content = parser.getText();
+                } else if (field.equals("reasoning") && token == JsonToken.VALUE_STRING) {
+                    reasoning = parser.getText();
+                } else if (field.equals("reasoning_content") && token == JsonToken.VALUE_STRING) {
+                    reasoningContent = parser.getText();
+                } else if (field.equals("refusal") && token == JsonToken.VALUE_STRING) {
+                    refusal = parser.getText();
                 } else if (field.equals("tool_calls") && token == JsonToken.START_ARRAY) {
                     toolCallsJson = copy(parser);
                 } else {
@@ -192,7 +207,9 @@ record OpenAiChunk(String error, String content, String toolCallsJson, String fi
         }
 
         OpenAiChunk build() {
-            return new OpenAiChunk(error, content, toolCallsJson, finishReason, promptTokens, completionTokens,
+            // A server that sends both names sends the same text twice: one is the answer's.
+            return new OpenAiChunk(error, content, reasoning != null ? reasoning : reasoningContent, refusal,
+                    toolCallsJson, finishReason, promptTokens, completionTokens,
                     logprobsJson, rateLimited);
         }
     }

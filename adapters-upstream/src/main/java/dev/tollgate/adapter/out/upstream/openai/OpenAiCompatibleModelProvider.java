@@ -7,6 +7,7 @@ import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.core.type.Argument;
@@ -186,8 +187,16 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 listener.onLogprobs(chunk.logprobsJson()); // before the output they belong to
             }
             boolean output = false;
+            if (chunk.reasoning() != null && !chunk.reasoning().isEmpty()) {
+                text(AnswerChannel.REASONING, chunk.reasoning());
+                output = true;
+            }
             if (chunk.content() != null && !chunk.content().isEmpty()) {
                 delta(chunk.content());
+                output = true;
+            }
+            if (chunk.refusal() != null && !chunk.refusal().isEmpty()) {
+                text(AnswerChannel.REFUSAL, chunk.refusal());
                 output = true;
             }
             if (chunk.toolCallsJson() != null && !chunk.toolCallsJson().equals("[]")) {

@@ -190,6 +190,27 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void extendedThinkingBecomesReasoningText() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\","
+                        + "\"thinking\":\"\"}}",
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\","
+                        + "\"thinking\":\"Let me see.\"}}",
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\","
+                        + "\"signature\":\"abc\"}}",
+                "{\"type\":\"content_block_stop\",\"index\":0}",
+                "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+                "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"4\"}}",
+                "{\"type\":\"content_block_stop\",\"index\":1}",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}",
+                "{\"type\":\"message_stop\"}")));
+        RecordingListener recorder = callAndWait();
+        assertEquals(List.of("REASONING:Let me see.", "content:4"), recorder.outputs);
+        assertEquals("stop", recorder.finishReason);
+    }
+
+    @Test
     void stopReasonsBecomeFinishReasons() {
         assertEquals("stop", AnthropicModelProvider.finishReason("end_turn"));
         assertEquals("length", AnthropicModelProvider.finishReason("max_tokens"));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.completion.AnswerChannel;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -16,6 +17,10 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     public final List<String> deltas = new CopyOnWriteArrayList<>();
     public final List<String> toolCalls = new CopyOnWriteArrayList<>();
     public final List<String> logprobs = new CopyOnWriteArrayList<>();
+    /** Refusal and reasoning text, each as {@code CHANNEL:text}, in order with nothing else. */
+    public final List<String> texts = new CopyOnWriteArrayList<>();
+    /** Every output event in order: {@code content:…}, {@code REFUSAL:…}, {@code REASONING:…}. */
+    public final List<String> outputs = new CopyOnWriteArrayList<>();
     public final CountDownLatch done = new CountDownLatch(1);
     public volatile boolean firstByte;
     public volatile String finishReason;
@@ -34,6 +39,13 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     @Override
     public void onDelta(String text) {
         deltas.add(text);
+        outputs.add("content:" + text);
+    }
+
+    @Override
+    public void onText(AnswerChannel channel, String text) {
+        texts.add(channel + ":" + text);
+        outputs.add(channel + ":" + text);
     }
 
     @Override

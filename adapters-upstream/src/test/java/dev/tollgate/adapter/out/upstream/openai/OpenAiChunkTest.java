@@ -100,4 +100,23 @@ class OpenAiChunkTest {
         assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[]} {}"));
         assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":"));
     }
+
+    @Test
+    void reasoningAndRefusalOfTheFirstChoiceOnly() throws IOException {
+        OpenAiChunk chunk = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\"R\","
+                + "\"reasoning_content\":\"R2\",\"refusal\":\"No\"}},{\"index\":1,\"delta\":{\"reasoning\":\"X\","
+                + "\"refusal\":\"Y\"}}]}");
+        assertEquals("R", chunk.reasoning(), "reasoning wins over reasoning_content");
+        assertEquals("No", chunk.refusal());
+        assertEquals("R2", OpenAiChunk.read("{\"choices\":[{\"delta\":{\"reasoning_content\":\"R2\"}}]}")
+                .reasoning());
+        OpenAiChunk other = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"reasoning\":\"X\","
+                + "\"reasoning_content\":\"Z\",\"refusal\":\"Y\"}}]}");
+        assertNull(other.reasoning());
+        assertNull(other.refusal());
+        OpenAiChunk nulls = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"reasoning\":null,\"refusal\":null,"
+                + "\"content\":\"a\"}}]}");
+        assertNull(nulls.reasoning());
+        assertNull(nulls.refusal());
+    }
 }

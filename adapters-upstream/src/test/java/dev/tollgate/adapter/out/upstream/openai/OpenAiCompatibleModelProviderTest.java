@@ -142,4 +142,21 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
                 recorder.logprobs, "an empty list is nothing to pass on");
         assertEquals(List.of("Hi"), recorder.deltas);
     }
+
+    @Test
+    void reasoningAndRefusalTextArePassedOnInOrderWithTheContent() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"reasoning\":\"Think\"}}]}",
+                // vLLM and DeepSeek name it reasoning_content; a server sending both names sends one text
+                "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"ing.\"}}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{\"reasoning\":\" Done\",\"reasoning_content\":\" Done\"}}]}",
+                textPiece("Hi"),
+                "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"No more.\"},\"finish_reason\":null}]}",
+                "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":null},\"finish_reason\":\"stop\"}]}",
+                "[DONE]")));
+        RecordingListener recorder = callAndWait();
+        assertEquals(List.of("REASONING:Think", "REASONING:ing.", "REASONING: Done", "content:Hi",
+                "REFUSAL:No more."), recorder.outputs);
+        assertEquals("stop", recorder.finishReason);
+    }
 }

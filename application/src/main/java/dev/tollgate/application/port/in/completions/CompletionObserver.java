@@ -1,6 +1,7 @@
 package dev.tollgate.application.port.in.completions;
 
 import dev.tollgate.domain.billing.TokenUsage;
+import dev.tollgate.domain.completion.AnswerChannel;
 import dev.tollgate.domain.quota.RateLimitReport;
 import dev.tollgate.domain.shared.Usd;
 
@@ -24,6 +25,10 @@ public interface CompletionObserver {
 
     /** Output text, in order. */
     void onDelta(String text);
+
+    /** Refusal or reasoning text, in order, interleaved with the deltas as the provider sent them. */
+    default void onText(AnswerChannel channel, String text) {
+    }
 
     /**
      * Tool-call output, in order: a {@code delta.tool_calls} JSON array in the chat-completions streaming shape.
