@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
@@ -32,7 +33,7 @@ import java.util.concurrent.CompletableFuture;
  */
 @Controller("/v1/chat/completions")
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class ChatCompletionsController {
+public class ChatCompletionsController extends CrossOriginApi {
 
     private final ModelApiAuthentication authentication;
     private final CompleteChatUseCase completeChat;

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.keys;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
 import dev.tollgate.application.port.in.keys.CreatedApiKey;
 import io.micronaut.core.annotation.Nullable;
@@ -18,7 +19,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 @Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class CreateApiKeyController {
+public class CreateApiKeyController extends CrossOriginApi {
 
     private final ManagementAuthentication authentication;
     private final CreateApiKeyUseCase createApiKey;

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.keys;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.application.port.in.keys.DeleteApiKeyUseCase;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MediaType;
@@ -13,7 +14,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 @Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class DeleteApiKeyController {
+public class DeleteApiKeyController extends CrossOriginApi {
 
     private final ManagementAuthentication authentication;
     private final DeleteApiKeyUseCase deleteApiKey;

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.keys;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.application.port.in.keys.ListApiKeysUseCase;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -14,7 +15,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 @Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class ListApiKeysController {
+public class ListApiKeysController extends CrossOriginApi {
 
     private final ManagementAuthentication authentication;
     private final ListApiKeysUseCase listApiKeys;

@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.keys;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.application.port.in.keys.UpdateApiKeyUseCase;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -16,7 +17,7 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 @Controller(value = KeysControllers.BASE, produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class UpdateApiKeyController {
+public class UpdateApiKeyController extends CrossOriginApi {
 
     private final ManagementAuthentication authentication;
     private final UpdateApiKeyUseCase updateApiKey;

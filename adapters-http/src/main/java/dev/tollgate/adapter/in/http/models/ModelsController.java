@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.models;
 
+import dev.tollgate.adapter.in.http.common.CrossOriginApi;
 import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
@@ -29,7 +30,7 @@ import java.util.Map;
 @Controller(value = "/v1/models", produces = {MediaType.APPLICATION_JSON, MediaType.ALL},
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
-public class ModelsController {
+public class ModelsController extends CrossOriginApi {
 
     private final ModelApiAuthentication authentication;
     private final ListModelsUseCase models;
