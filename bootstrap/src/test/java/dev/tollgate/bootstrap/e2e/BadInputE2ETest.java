@@ -182,6 +182,28 @@ class BadInputE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void chatCompletionBodiesMustBeDeclaredJsonToo() {
+        // §4.2: POST /v1/chat/completions takes "JSON body per section 2.3; header Content-Type: application/json".
+        String gp = (String) createKey(readWriteKey(), "{\"name\":\"typed\"}").json().get("key");
+        String body = "{\"model\":\"tollgate/simulator-free\",\"max_tokens\":3,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        for (String type : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
+            null}) {
+            Reply refused = exchange(typed("POST", "/v1/chat/completions", gp, type, body));
+            assertEquals(415, refused.status(), type + ": " + refused.raw().body());
+            Map<String, Object> error = refused.error();
+            assertEquals("unsupported_media_type", error.get("code"));
+            assertEquals("invalid_request_error", error.get("type"));
+            assertTrue(error.get("message").toString().contains("Content-Type: application/json"), error.toString());
+            assertNotNull(refused.header("x-ratelimit-remaining-requests"), "counted like any refused request");
+        }
+        assertEquals(200, exchange(typed("POST", "/v1/chat/completions", gp, "Application/JSON; charset=UTF-8",
+                body)).status(), "parameters and case do not matter");
+        assertEquals(400, exchange(typed("POST", "/v1/chat/completions", gp, null, null)).status(),
+                "no body at all is the empty body's 400");
+    }
+
+    @Test
     void anExpiryMustBeATimestampThatExistsWithAFourDigitYear() {
         String gpm = readWriteKey();
         String hash = (String) createKey(gpm, "{\"name\":\"target\"}").data().get("hash");

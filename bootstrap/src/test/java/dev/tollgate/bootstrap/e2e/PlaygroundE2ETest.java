@@ -319,6 +319,32 @@ class PlaygroundE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void twoStreamsPerAddressAtOnceWhateverCookiesItDrops() throws Exception {
+        String ip = freshIp();
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        InputStream[] streams = new InputStream[2];
+        for (int i = 0; i < 2; i++) { // no cookie: a new principal each time
+            HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(URI.create(server.getURL()
+                            + "/v1/public/chat/completions")).header("Content-Type", "application/json")
+                    .header("X-Forwarded-For", ip)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"pg/slow\",\"stream\":true,"
+                            + "\"max_tokens\":400,\"messages\":[{\"role\":\"user\",\"content\":\"tale " + i + "\"}]}"))
+                    .build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, response.statusCode());
+            streams[i] = response.body();
+            assertTrue(streams[i].read() >= 0);
+        }
+        Reply third = playground(ip, null, ask("pg/free", "a third without a cookie"));
+        assertEquals(429, third.status(), third.raw().body());
+        assertEquals("playground_ip", third.header("x-ratelimit-scope-requests"));
+        assertEquals("1", third.header("retry-after"));
+        assertEquals(200, playground(freshIp(), null, ask("pg/free", "another address")).status());
+        for (InputStream stream : streams) {
+            stream.close();
+        }
+    }
+
+    @Test
     void onlyTheFreeModelsAndTheirCapAreOffered() {
         Reply paid = playground(freshIp(), null, ask("pg/paid", "hello"));
         assertEquals(404, paid.status());

@@ -73,7 +73,7 @@ public record TrafficLimits(RequestRate key, RequestRate keyIp, RequestRate acco
 
     /**
      * §8.2: anonymous users 20 per minute and 50 per hour per browser principal and per source IP, 2 in flight per
-     * principal; all playground traffic 10,000 per minute, 10,000,000 estimated tokens per minute, 1,000 in
+     * principal (and per source IP); all playground traffic 10,000 per minute, 10,000,000 estimated tokens per minute, 1,000 in
      * flight; an authenticated (user-billed) principal 4 in flight on top of the §8.1 buckets.
      */
     public record PlaygroundLimits(long perMinute, long perHour, long principalConcurrency, long allPerMinute,

@@ -49,7 +49,11 @@ public final class TrafficRules {
         return new TrafficDemand(checks, v1.cooldownScopes(), v1.cooldown(), v1.behaviour());
     }
 
-    /** §8.2 anonymous playground: per browser principal, per source IP and for all playground traffic together. */
+    /**
+     * §8.2 anonymous playground: per browser principal, per source IP and for all playground traffic together. The
+     * principal's in-flight cap holds per source IP too, or a client sending no cookie (a new principal each time)
+     * would run any number of streams at the operator's cost.
+     */
     public TrafficDemand anonymousPlayground(String principal, String ip, long estimatedTokens) {
         TrafficLimits.PlaygroundLimits p = limits.playground();
         Bucket user = new Bucket(LimitScope.PRINCIPAL, principal, "rpm");
@@ -62,6 +66,8 @@ public final class TrafficRules {
                 new QuotaCheck.Requests(address.withRule("rph"), p.perHour(), HOUR, null),
                 new QuotaCheck.Requests(all, p.allPerMinute(), MINUTE, null),
                 new QuotaCheck.Concurrency(user.withRule("inflight"), p.principalConcurrency()),
+                // A browser that drops its cookie is a new principal: the address holds as few in flight.
+                new QuotaCheck.Concurrency(address.withRule("inflight"), p.principalConcurrency()),
                 new QuotaCheck.Concurrency(all.withRule("inflight"), p.allConcurrency()),
                 new QuotaCheck.Tokens(all.withRule("tpm"), p.allTokensPerMinute(), estimatedTokens, MINUTE, true));
         return new TrafficDemand(checks, List.of(), limits.cooldown(), null);

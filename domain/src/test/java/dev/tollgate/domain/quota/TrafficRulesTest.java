@@ -119,6 +119,8 @@ class TrafficRulesTest {
         assertRequests(checks.get("playground_ip:rph:198.51.100.4"), 50, Duration.ofHours(1));
         assertRequests(checks.get("playground:rpm:all"), 10_000, Duration.ofMinutes(1));
         assertEquals(2, checks.get("principal:inflight:browser-1").limit());
+        assertEquals(2, checks.get("playground_ip:inflight:198.51.100.4").limit(),
+                "a client dropping its cookie runs no more streams than one keeping it");
         assertEquals(1_000, checks.get("playground:inflight:all").limit());
         QuotaCheck.Tokens tokens = (QuotaCheck.Tokens) checks.get("playground:tpm:all");
         assertEquals(10_000_000, tokens.limit());

@@ -9,13 +9,17 @@ import io.micronaut.http.server.exceptions.ExceptionHandler;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 
-/** HTTP adapter: a wrong request shape or a broken business rule is a 400 naming the field. */
+/** HTTP adapter: a wrong request shape or a broken business rule is a 400 naming the field (a body of another type: 415). */
 @Factory
 public class BadRequestExceptionHandlers {
 
     @Singleton
     ExceptionHandler<InvalidRequestException, HttpResponse<?>> invalidRequest(Clock clock) {
-        return (request, e) -> badRequest(request, e.getMessage(), e.param(), clock);
+        return (request, e) -> {
+            HttpStatus status = HttpStatus.valueOf(e.status());
+            return ApiErrors.respond(request, status, e.getMessage(), ApiErrors.genericModelError(status, e.param()),
+                    clock);
+        };
     }
 
     @Singleton

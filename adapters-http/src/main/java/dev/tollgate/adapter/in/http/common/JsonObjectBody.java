@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.MediaType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.Collections;
@@ -35,6 +37,24 @@ public final class JsonObjectBody {
 
     private JsonObjectBody(Map<String, Object> fields) {
         this.fields = fields;
+    }
+
+    /**
+     * The JSON object of a request whose body must be declared JSON (§4: {@code Content-Type: application/json} for
+     * management bodies and chat completions): a body declared as anything else, or not declared, is a 415 before it
+     * is read. Parameters and case do not matter ({@code application/json; charset=utf-8}).
+     */
+    public static JsonObjectBody parseDeclared(HttpRequest<?> request, byte[] body) {
+        if (body != null && body.length > 0) {
+            MediaType type = request.getContentType().orElse(null);
+            if (type == null || !MediaType.APPLICATION_JSON_TYPE.matches(type)) {
+                throw InvalidRequestException.unsupportedMediaType("Content-Type must be application/json for this "
+                        + "request's body, got " + (type == null ? "none"
+                        : "'" + ApiErrors.shown(type.toString(), 64) + "'") + ": send the body as JSON with "
+                        + "'Content-Type: application/json'");
+            }
+        }
+        return parse(body);
     }
 
     public static JsonObjectBody parse(byte[] body) {

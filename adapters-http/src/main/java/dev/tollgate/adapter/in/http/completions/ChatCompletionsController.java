@@ -61,7 +61,7 @@ public class ChatCompletionsController extends CrossOriginApi {
         String requestId = RequestIds.of(request);
         TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
         return RateLimitHeaders.countingRefusals(request, () -> refusals.admitPlainRequest(principal, origin), () -> {
-            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parseDeclared(request, body), json);
             return responses.respond(request, chat,
                     observer -> completeChat.start(principal, chat, requestId, origin, observer));
         });

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.keys;
 
 import dev.tollgate.adapter.in.http.common.CrossOriginApi;
+import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
 import dev.tollgate.application.port.in.keys.CreatedApiKey;
 import io.micronaut.core.annotation.Nullable;
@@ -34,7 +35,7 @@ public class CreateApiKeyController extends CrossOriginApi {
     HttpResponse<KeyResponses.Created> create(HttpRequest<?> request, @Body @Nullable byte[] body) {
         var principal = authentication.principal(request);
         principal.requireWriteAccess();
-        CreatedApiKey created = createApiKey.create(principal, KeyRequests.create(KeysControllers.jsonBody(request, body)));
+        CreatedApiKey created = createApiKey.create(principal, KeyRequests.create(JsonObjectBody.parseDeclared(request, body)));
         // The raw key is in this answer only: no cache along the way may keep a copy.
         return HttpResponse.created(
                 new KeyResponses.Created(created.rawKey().reveal(), ApiKeyRecord.of(created.details())))

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.keys;
 
 import dev.tollgate.adapter.in.http.common.CrossOriginApi;
+import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.application.port.in.keys.UpdateApiKeyUseCase;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -32,7 +33,7 @@ public class UpdateApiKeyController extends CrossOriginApi {
     KeyResponses.One update(HttpRequest<?> request, @PathVariable String hash, @Body @Nullable byte[] body) {
         var principal = authentication.principal(request);
         principal.requireWriteAccess();
-        var changes = KeyRequests.update(KeysControllers.jsonBody(request, body));
+        var changes = KeyRequests.update(JsonObjectBody.parseDeclared(request, body));
         return new KeyResponses.One(ApiKeyRecord.of(updateApiKey.update(principal, KeyRequests.hash(hash), changes)));
     }
 }

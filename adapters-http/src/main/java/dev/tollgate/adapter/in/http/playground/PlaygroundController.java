@@ -87,7 +87,7 @@ public class PlaygroundController {
                 : new TrafficOrigin(source, principals.principalOf(request));
         return RateLimitHeaders.countingRefusals(request, () -> payer != null
                 ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
-                    ChatRequest chat = ChatRequests.parse(JsonObjectBody.parse(body), json);
+                    ChatRequest chat = ChatRequests.parse(JsonObjectBody.parseDeclared(request, body), json);
                     return responses.respond(request, chat, observer -> payer != null
                             ? playground.startUserBilled(payer, chat, requestId, origin, observer)
                             : playground.startAnonymous(chat, requestId, origin, observer));
