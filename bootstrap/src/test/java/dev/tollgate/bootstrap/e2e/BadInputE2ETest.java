@@ -210,6 +210,7 @@ class BadInputE2ETest extends GatewayE2ETest {
         for (String value : List.of("+12030-01-01T00:00:00Z", "12030-01-01T00:00:00Z", "2030-02-30T00:00:00Z",
                 "2031-02-29T12:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:00.Z",
                 "2030-01-01", "2030-01-01T00:00:00", "2030-1-01T00:00:00Z", "2030-01-01T00:00:00+2", "",
+                "2030-01-01T00:00:00+24:00", "2030-01-01T00:00:00+05:60", "2030-06-30T23:58:60Z",
                 // A four-digit year here, but year 10000 in UTC, which is what is stored and shown.
                 "9999-12-31T23:30:00-05:00")) {
             String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
@@ -226,7 +227,12 @@ class BadInputE2ETest extends GatewayE2ETest {
         for (Accepted c : List.of(new Accepted("2030-01-01T00:00:00.1234567891Z", "2030-01-01T00:00:00.123Z"),
                 new Accepted("2030-01-01t00:00:00z", "2030-01-01T00:00:00.000Z"),
                 new Accepted("2030-01-01T02:00+02:00", "2030-01-01T00:00:00.000Z"),
-                new Accepted("2032-02-29T23:59:59.999-00:30", "2032-03-01T00:29:59.999Z"))) {
+                new Accepted("2032-02-29T23:59:59.999-00:30", "2032-03-01T00:29:59.999Z"),
+                // RFC 3339 allows offsets to ±23:59 (Java only ±18:00) and a leap second.
+                new Accepted("2030-01-02T00:00:00+19:00", "2030-01-01T05:00:00.000Z"),
+                new Accepted("2030-01-01T00:00:00-23:59", "2030-01-01T23:59:00.000Z"),
+                new Accepted("2030-06-30T23:59:60Z", "2030-07-01T00:00:00.000Z"),
+                new Accepted("2030-07-01T01:59:60.5+02:00", "2030-07-01T00:00:00.500Z"))) {
             Reply created = createKey(gpm, "{\"name\":\"x\",\"expires_at\":\"" + c.sent() + "\"}");
             assertEquals(c.stored(), created.data().get("expires_at"), c.sent());
         }
