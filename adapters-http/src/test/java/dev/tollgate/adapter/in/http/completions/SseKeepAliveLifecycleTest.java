@@ -73,7 +73,8 @@ class SseKeepAliveLifecycleTest {
     }
 
     private static HttpRequest<?> streamRequest() {
-        return HttpRequest.POST("/v1/chat/completions", STREAM_BODY).header("Authorization", "Bearer gp-test");
+        return HttpRequest.POST("/v1/chat/completions", STREAM_BODY).header("Authorization", "Bearer gp-test")
+                .contentType(io.micronaut.http.MediaType.APPLICATION_JSON_TYPE);
     }
 
     private static void sleep(long millis) throws InterruptedException {
