@@ -379,10 +379,18 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         cases.put("{" + model + "," + messages + ",\"max_tokens\":0}", "max_tokens");
         cases.put("{" + model + "," + messages + ",\"max_tokens\":1.5}", "max_tokens");
         cases.put("{" + model + "," + messages + ",\"max_tokens\":4097}", "max_tokens"); // model cap: 4096
+        cases.put("{" + model + "," + messages + ",\"max_completion_tokens\":4097}", "max_completion_tokens");
         cases.put("{" + model + "," + messages + ",\"top_logprobs\":21}", "top_logprobs");
         cases.put("{" + model + "," + messages + ",\"logprobs\":false,\"top_logprobs\":-1}", "top_logprobs");
         cases.put("{" + model + "," + messages + ",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}", "stop");
         cases.put("{" + model + "," + messages + ",\"n\":2}", "n");
+        cases.put("{" + model + "," + messages + ",\"n\":0}", "n");
+        cases.put("{" + model + ",\"messages\":[{\"role\":\"user\",\"content\":[]}]}", "messages[0].content");
+        cases.put("{" + model + ",\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
+                + "{\"type\":\"text\"}]}]}", "messages[0].content[1].text");
+        cases.put("{" + model + ",\"messages\":[{\"role\":\"system\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
+                + "{\"url\":\"https://example.test/a.png\"}}]}," + "{\"role\":\"user\",\"content\":\"hi\"}]}",
+                "messages[0].content[0].type");
         cases.put("{" + model + "," + messages + ",\"stream\":\"yes\"}", "stream");
         cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
                 "tools"); // the simulator models have no tool support
@@ -418,13 +426,19 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 "response_format.json_schema.name");
         cases.put("{" + model + "," + messages + ",\"response_format\":{\"type\":\"json_schema\",\"json_schema\":"
                 + "{\"name\":\"s\",\"schema\":\"x\"}}}", "response_format.json_schema.schema");
-        for (String function : List.of("{\"name\":\"\"}", "{\"name\":\"a b\"}", "{\"name\":\"f\",\"parameters\":\"x\"}",
-                "{\"name\":\"f\",\"description\":5}")) {
-            cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":" + function + "}]}",
-                    "tools");
+        Map<String, String> functions = new LinkedHashMap<>();
+        functions.put("{\"name\":\"\"}", "tools[0].function.name");
+        functions.put("{\"name\":\"a b\"}", "tools[0].function.name");
+        functions.put("{\"name\":\"f\",\"parameters\":\"x\"}", "tools[0].function.parameters");
+        functions.put("{\"name\":\"f\",\"description\":5}", "tools[0].function.description");
+        for (Map.Entry<String, String> function : functions.entrySet()) {
+            cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":"
+                    + function.getKey() + "}]}", function.getValue());
         }
         cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}},"
-                + "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "tools");
+                + "{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}", "tools[1].function.name");
+        cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"code\",\"function\":{\"name\":\"f\"}}]}",
+                "tools[0].type");
         // A short text naming an enormous number is refused as it is, never written out in full in the message.
         cases.put("{" + model + "," + messages + ",\"temperature\":1e1500000000}", "temperature");
         cases.put("{" + model + "," + messages + ",\"top_p\":1e-1500000000}", "top_p");
@@ -502,12 +516,16 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         assertEquals("messages", error.get("param"));
         assertTrue(error.get("message").toString().contains("image input"), error.toString());
         assertNothingBilled(image, customer.email(), OPENING_MICROS);
-        for (String part : List.of("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"AAAA\",\"format\":\"wav\"}}",
-                "{\"type\":\"file\",\"file\":{\"file_data\":\"AAAA\"}}", "{\"type\":\"image_url\"}")) {
+        Map<String, String> parts = new LinkedHashMap<>();
+        parts.put("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"AAAA\",\"format\":\"wav\"}}",
+                "messages[0].content[0].type");
+        parts.put("{\"type\":\"file\",\"file\":{\"file_data\":\"AAAA\"}}", "messages[0].content[0].type");
+        parts.put("{\"type\":\"image_url\"}", "messages[0].content[0].image_url");
+        for (Map.Entry<String, String> part : parts.entrySet()) {
             Reply media = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
-                    + "{\"role\":\"user\",\"content\":[" + part + "]}]}");
+                    + "{\"role\":\"user\",\"content\":[" + part.getKey() + "]}]}");
             Map<String, Object> refused = assertModelError(media, 400, "invalid_request");
-            assertEquals("messages[0].content", refused.get("param"), part);
+            assertEquals(part.getValue(), refused.get("param"), part.getKey());
             assertNothingBilled(media, customer.email(), OPENING_MICROS);
         }
         Reply refusal = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["

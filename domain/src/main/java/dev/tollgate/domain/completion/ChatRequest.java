@@ -11,6 +11,8 @@ import java.util.function.UnaryOperator;
  * A validated chat-completion request (§2.3). Sampling parameters are exact decimals (they are never money, but
  * there is no reason to round them either); structured fields the gateway does not interpret (tools,
  * tool_choice, response_format) stay as the client's JSON. Absent optional values are {@code null}.
+ * {@code maxTokensField} is the request field that carried {@code maxTokens} ({@code max_tokens} or its synonym
+ * {@code max_completion_tokens}), so that a refusal of the bound names the field the client sent.
  */
 public record ChatRequest(
         ModelId model,
@@ -28,12 +30,23 @@ public record ChatRequest(
         String toolsJson,
         String toolChoiceJson,
         String user,
-        boolean stream) {
+        boolean stream,
+        String maxTokensField) {
 
     public ChatRequest {
         Objects.requireNonNull(model);
         messages = List.copyOf(messages);
         stop = stop == null ? List.of() : List.copyOf(stop);
+        Objects.requireNonNull(maxTokensField);
+    }
+
+    /** A request whose bound, if any, came as {@code max_tokens}. */
+    public ChatRequest(ModelId model, List<ChatMessage> messages, Integer maxTokens, BigDecimal temperature,
+            BigDecimal topP, BigDecimal frequencyPenalty, BigDecimal presencePenalty, List<String> stop, Long seed,
+            boolean logprobs, Integer topLogprobs, String responseFormatJson, String toolsJson, String toolChoiceJson,
+            String user, boolean stream) {
+        this(model, messages, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed, logprobs,
+                topLogprobs, responseFormatJson, toolsJson, toolChoiceJson, user, stream, "max_tokens");
     }
 
     public ModelCapabilities.RequestedFeatures features() {
@@ -78,7 +91,8 @@ public record ChatRequest(
         return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty,
                 stop.stream().map(sanitiser).toList(), seed, logprobs, topLogprobs,
                 literals(responseFormatJson, sanitiser), literals(toolsJson, sanitiser),
-                literals(toolChoiceJson, sanitiser), user == null ? null : sanitiser.apply(user), stream);
+                literals(toolChoiceJson, sanitiser), user == null ? null : sanitiser.apply(user), stream,
+                maxTokensField);
     }
 
     private static String literals(String json, UnaryOperator<String> sanitiser) {

@@ -158,6 +158,12 @@ class PiiRedactorTest {
         assertEquals(List.of(), bare.stop());
         assertEquals(null, bare.toolsJson());
         assertEquals(null, bare.responseFormatJson());
+        assertEquals("max_tokens", bare.maxTokensField());
+        ChatRequest bounded = new ChatRequest(new dev.tollgate.domain.catalog.ModelId("m"), List.of(message), 50,
+                null, null, null, null, null, null, false, null, null, null, null, null, false,
+                "max_completion_tokens").sanitised(redact);
+        assertEquals(50, bounded.maxTokens());
+        assertEquals("max_completion_tokens", bounded.maxTokensField(), "a refusal of the bound names it");
     }
 
     @Test

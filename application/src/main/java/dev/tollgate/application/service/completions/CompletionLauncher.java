@@ -207,15 +207,15 @@ final class CompletionLauncher {
         if (request.maxTokens() == null) {
             return (int) Math.min(cap, room);
         }
+        // The refusal names the field the client sent: max_tokens or its synonym max_completion_tokens.
+        String field = request.maxTokensField();
         if (request.maxTokens() > cap) {
-            throw new DomainRuleViolation("max_tokens", "max_tokens (or max_completion_tokens) is "
-                    + request.maxTokens() + "; model '"
+            throw new DomainRuleViolation(field, field + " is " + request.maxTokens() + "; model '"
                     + model.id() + "' produces at most " + cap + " tokens" + where);
         }
         if (request.maxTokens() > room) {
-            throw new DomainRuleViolation("max_tokens", "the prompt (about " + promptTokens + " tokens) plus "
-                    + "max_tokens or max_completion_tokens (" + request.maxTokens() + ") exceed the context length "
-                    + "of model '" + model.id()
+            throw new DomainRuleViolation(field, "the prompt (about " + promptTokens + " tokens) plus "
+                    + field + " (" + request.maxTokens() + ") exceed the context length of model '" + model.id()
                     + "' (" + model.contextLength() + " tokens)");
         }
         return request.maxTokens();

@@ -267,6 +267,11 @@ class ChatCompletionServiceTest {
                 null, null, "[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]", null, null, r.stream());
     }
 
+    private static ChatRequest asMaxCompletionTokens(ChatRequest r) {
+        return new ChatRequest(r.model(), r.messages(), r.maxTokens(), null, null, null, null, null, null, false,
+                null, null, null, null, null, r.stream(), "max_completion_tokens");
+    }
+
     private static ChatRequest withLogprobs(ChatRequest r) {
         return new ChatRequest(r.model(), r.messages(), r.maxTokens(), null, null, null, null, null, null, true, 2,
                 null, null, null, null, r.stream());
@@ -479,6 +484,24 @@ class ChatCompletionServiceTest {
             DomainRuleViolation prompted = assertThrows(DomainRuleViolation.class,
                     () -> start(request("test/solo", tooLong, null)));
             assertEquals("messages", prompted.field());
+            assertNothingHeldOrSent();
+        }
+
+        @Test
+        void aBoundSentAsMaxCompletionTokensIsRefusedUnderThatName() {
+            DomainRuleViolation overCap = assertThrows(DomainRuleViolation.class,
+                    () -> start(asMaxCompletionTokens(request("test/solo", PROMPT, 201))));
+            assertEquals("max_completion_tokens", overCap.field());
+            assertEquals("max_completion_tokens is 201; model 'test/solo' produces at most 200 tokens",
+                    overCap.getMessage());
+
+            String prompt = "word ".repeat(850).strip();
+            DomainRuleViolation overContext = assertThrows(DomainRuleViolation.class,
+                    () -> start(asMaxCompletionTokens(request("test/solo", prompt, 200))));
+            assertEquals("max_completion_tokens", overContext.field());
+            assertTrue(overContext.getMessage().contains("plus max_completion_tokens (200)"),
+                    overContext.getMessage());
+            assertFalse(overContext.getMessage().contains("max_tokens"), overContext.getMessage());
             assertNothingHeldOrSent();
         }
 

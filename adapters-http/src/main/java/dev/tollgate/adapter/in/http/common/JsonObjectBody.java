@@ -265,7 +265,8 @@ public final class JsonObjectBody {
         return new InvalidRequestException(name, "'" + name + "' must be " + expected + ", got " + describe(actual));
     }
 
-    private static String describe(Object value) {
+    /** What kind of JSON value this is ("a string", "an object"…), for a message about a wrong type. */
+    public static String describe(Object value) {
         if (value == null) {
             return "null";
         }

@@ -27,6 +27,8 @@ public final class ChatRequests {
     private static final Set<String> TOOL_CHOICES = Set.of("none", "auto", "required");
     private static final Set<String> RESPONSE_FORMATS = Set.of("text", "json_object", "json_schema");
     private static final int MAX_STOP_SEQUENCES = 4;
+    /** The media part types OpenAI takes, on user messages only. */
+    private static final Set<String> USER_MEDIA = Set.of("image_url", "input_audio", "file");
     /** OpenAI's rule for function (and response schema) names. */
     private static final Pattern FUNCTION_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
@@ -55,12 +57,14 @@ public final class ChatRequests {
         }
         Integer maxTokens = integer(body, "max_tokens", 1, Integer.MAX_VALUE);
         Integer maxCompletionTokens = integer(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
-        if (maxTokens == null) {
+        String maxTokensField = "max_tokens";
+        if (maxTokens == null && maxCompletionTokens != null) {
             maxTokens = maxCompletionTokens;
+            maxTokensField = "max_completion_tokens";
         }
-        Integer n = integer(body, "n", 1, Integer.MAX_VALUE);
-        if (n != null && n != 1) {
-            throw new InvalidRequestException("n", "only n = 1 is supported (one choice per request), got " + n);
+        if (body.has("n") && !body.isNull("n") && body.number("n").compareTo(BigDecimal.ONE) != 0) {
+            throw new InvalidRequestException("n", "n must be 1 (one choice per request), got "
+                    + ApiErrors.shown(body.number("n")));
         }
         boolean logprobs = body.has("logprobs") && !body.isNull("logprobs") && body.bool("logprobs");
         Integer topLogprobs = integer(body, "top_logprobs", 0, 20);
@@ -90,7 +94,7 @@ public final class ChatRequests {
                 range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
                 stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools,
-                toolChoice, optionalString(body, "user"), stream);
+                toolChoice, optionalString(body, "user"), stream, maxTokensField);
     }
 
     /**
@@ -138,7 +142,7 @@ public final class ChatRequests {
             }
             boolean callsTools = toolCalls(message, role, where);
             participantFields(message, role, where);
-            Content content = content(message.get("content"), where, callsTools);
+            Content content = content(message.get("content"), role, where, callsTools);
             messages.add(new ChatMessage(role, content.text(), write(json, message), extra(message),
                     content.images()));
         }
@@ -199,9 +203,18 @@ public final class ChatRequests {
         if (name != null && !(name instanceof String)) {
             throw new InvalidRequestException(where + ".name", where + ".name must be a string");
         }
-        if ("tool".equals(role) && (!(message.get("tool_call_id") instanceof String id) || id.isEmpty())) {
-            throw new InvalidRequestException(where + ".tool_call_id", where + ".tool_call_id is required on a "
-                    + "tool message: the id of the assistant's tool call it answers");
+        if ("tool".equals(role)) {
+            String field = where + ".tool_call_id";
+            Object id = message.get("tool_call_id");
+            if (id == null) {
+                throw new InvalidRequestException(field, field + " is required on a tool message: the id of the "
+                        + "assistant's tool call it answers");
+            }
+            if (!(id instanceof String text) || text.isEmpty()) {
+                throw new InvalidRequestException(field, field + " must be a non-empty string (the id of the "
+                        + "assistant's tool call it answers), got " + (id instanceof String ? "an empty string"
+                        : JsonObjectBody.describe(id)));
+            }
         }
         if ("function".equals(role) && (!(name instanceof String n) || n.isEmpty())) {
             throw new InvalidRequestException(where + ".name", where + ".name is required on a function message: "
@@ -213,7 +226,8 @@ public final class ChatRequests {
     private record Content(String text, int images) {
     }
 
-    private static Content content(Object content, String where, boolean hasToolCalls) {
+    private static Content content(Object content, String role, String where, boolean hasToolCalls) {
+        String field = where + ".content";
         if (content instanceof String s) {
             return new Content(s, 0);
         }
@@ -221,44 +235,79 @@ public final class ChatRequests {
             if (hasToolCalls) {
                 return new Content("", 0);
             }
-            throw new InvalidRequestException(where + ".content", where + ".content is required (a string or an "
-                    + "array of content parts)");
+            throw new InvalidRequestException(field, field + " is required (a string or an array of content "
+                    + "parts)");
         }
-        if (content instanceof List<?> parts) {
-            StringBuilder text = new StringBuilder();
-            int images = 0;
-            for (Object part : parts) {
-                if (!(part instanceof Map<?, ?> p) || !(p.get("type") instanceof String type)) {
-                    throw new InvalidRequestException(where + ".content", where + ".content parts must be objects "
-                            + "with a type");
-                }
-                if ("text".equals(type)) {
-                    if (!(p.get("text") instanceof String t)) {
-                        throw new InvalidRequestException(where + ".content", "a text part needs a string text");
-                    }
-                    text.append(t);
-                } else if ("refusal".equals(type)) {
-                    // An assistant turn replayed as the model wrote it (OpenAI's refusal part).
-                    if (!(p.get("refusal") instanceof String r)) {
-                        throw new InvalidRequestException(where + ".content", "a refusal part needs a string refusal");
-                    }
-                    text.append(r);
-                } else if ("image_url".equals(type)) {
-                    if (!(p.get("image_url") instanceof Map<?, ?> image) || !(image.get("url") instanceof String)) {
-                        throw new InvalidRequestException(where + ".content", "an image_url part needs "
-                                + "image_url: {url}");
-                    }
-                    images++;
-                } else {
-                    // Audio, files and the like would go upstream unpriced: what they cost cannot be held.
-                    throw new InvalidRequestException(where + ".content", where + ".content has a part of type '"
-                            + ApiErrors.shown(type, 32) + "', which this gateway does not take: send text or image_url parts");
-                }
+        if (!(content instanceof List<?> parts)) {
+            throw new InvalidRequestException(field, field + " must be a string or an array of content parts");
+        }
+        if (parts.isEmpty()) {
+            // Nothing to send: OpenAI refuses it rather than prompting with nothing.
+            throw new InvalidRequestException(field, field + " must not be an empty array: send at least one "
+                    + "content part, or the text as a string");
+        }
+        StringBuilder text = new StringBuilder();
+        int images = 0;
+        for (int i = 0; i < parts.size(); i++) {
+            String at = field + "[" + i + "]";
+            if (!(parts.get(i) instanceof Map<?, ?> part)) {
+                throw new InvalidRequestException(at, at + " must be an object with a type, e.g. "
+                        + "{type: \"text\", text}");
             }
-            return new Content(text.toString(), images);
+            if (!(part.get("type") instanceof String type)) {
+                throw new InvalidRequestException(at + ".type", at + ".type is required: a string such as "
+                        + "\"text\"");
+            }
+            partFitsRole(type, role, at);
+            if ("text".equals(type)) {
+                if (!(part.get("text") instanceof String t)) {
+                    throw new InvalidRequestException(at + ".text", at + ".text must be a string: a text part is "
+                            + "{type: \"text\", text}");
+                }
+                text.append(t);
+            } else if ("refusal".equals(type)) {
+                // An assistant turn replayed as the model wrote it (OpenAI's refusal part).
+                if (!(part.get("refusal") instanceof String r)) {
+                    throw new InvalidRequestException(at + ".refusal", at + ".refusal must be a string");
+                }
+                text.append(r);
+            } else {
+                // image_url: the one other type partFitsRole lets through.
+                if (!(part.get("image_url") instanceof Map<?, ?> image)) {
+                    throw new InvalidRequestException(at + ".image_url", at + ".image_url must be an object "
+                            + "{url, detail?}");
+                }
+                if (!(image.get("url") instanceof String)) {
+                    throw new InvalidRequestException(at + ".image_url.url", at + ".image_url.url must be a "
+                            + "string: the image's URL or a data: URL");
+                }
+                images++;
+            }
         }
-        throw new InvalidRequestException(where + ".content", where + ".content must be a string or an array of "
-                + "content parts");
+        return new Content(text.toString(), images);
+    }
+
+    /**
+     * The part types a role may carry, as OpenAI allows them: media only on user messages (images only, here),
+     * a refusal only on an assistant turn, text alone on the others. Beyond that the part is refused rather than
+     * sent to a provider that would drop it or fail.
+     */
+    private static void partFitsRole(String type, String role, String at) {
+        boolean user = "user".equals(role);
+        boolean assistant = "assistant".equals(role);
+        if ("text".equals(type) || user && "image_url".equals(type) || assistant && "refusal".equals(type)) {
+            return;
+        }
+        String part = at + " is a part of type '" + ApiErrors.shown(type, 32) + "'";
+        if (user && !"refusal".equals(type)) {
+            // Audio, files and the like would go upstream unpriced: what they cost cannot be held.
+            throw new InvalidRequestException(at + ".type", part + ", which this gateway does not take: send text "
+                    + "or image_url parts");
+        }
+        String owner = "refusal".equals(type) ? "assistant" : USER_MEDIA.contains(type) ? "user" : null;
+        throw new InvalidRequestException(at + ".type", part + (owner == null ? "" : ", which only " + owner
+                + " messages carry") + ": " + role + " message parts must be "
+                + (user ? "text or image_url" : assistant ? "text or refusal" : "text"));
     }
 
     /**
@@ -377,29 +426,40 @@ public final class ChatRequests {
         }
         Set<String> names = new HashSet<>();
         for (int i = 0; i < tools.size(); i++) {
-            if (!(tools.get(i) instanceof Map<?, ?> tool) || !"function".equals(tool.get("type"))
-                    || !(tool.get("function") instanceof Map<?, ?> function)
-                    || !(function.get("name") instanceof String name)) {
-                throw new InvalidRequestException("tools", "tools[" + i + "] must be {type: \"function\", "
-                        + "function: {name, parameters?, description?}}");
+            String at = "tools[" + i + "]";
+            if (!(tools.get(i) instanceof Map<?, ?> tool)) {
+                throw new InvalidRequestException(at, at + " must be {type: \"function\", function: {name, "
+                        + "parameters?, description?}}");
+            }
+            if (!"function".equals(tool.get("type"))) {
+                throw new InvalidRequestException(at + ".type", at + ".type must be \"function\"");
+            }
+            if (!(tool.get("function") instanceof Map<?, ?> function)) {
+                throw new InvalidRequestException(at + ".function", at + ".function must be an object {name, "
+                        + "parameters?, description?}");
+            }
+            String field = at + ".function.";
+            if (!(function.get("name") instanceof String name)) {
+                throw new InvalidRequestException(field + "name", field + "name is required: 1 to 64 letters, "
+                        + "digits, underscores or dashes");
             }
             if (!FUNCTION_NAME.matcher(name).matches()) {
-                throw new InvalidRequestException("tools", "tools[" + i + "].function.name must be 1 to 64 letters, "
-                        + "digits, underscores or dashes, got '" + ApiErrors.shown(name, 64) + "'");
+                throw new InvalidRequestException(field + "name", field + "name must be 1 to 64 letters, digits, "
+                        + "underscores or dashes, got '" + ApiErrors.shown(name, 64) + "'");
             }
             if (!names.add(name)) {
-                throw new InvalidRequestException("tools", "tools[" + i + "] declares the function '" + name
+                throw new InvalidRequestException(field + "name", at + " declares the function '" + name
                         + "' again: function names must be unique");
             }
             if (function.get("parameters") != null && !(function.get("parameters") instanceof Map<?, ?>)) {
-                throw new InvalidRequestException("tools", "tools[" + i + "].function.parameters must be a JSON "
-                        + "Schema object");
+                throw new InvalidRequestException(field + "parameters", field + "parameters must be a JSON Schema "
+                        + "object");
             }
             if (function.get("description") != null && !(function.get("description") instanceof String)) {
-                throw new InvalidRequestException("tools", "tools[" + i + "].function.description must be a string");
+                throw new InvalidRequestException(field + "description", field + "description must be a string");
             }
             if (function.get("strict") != null && !(function.get("strict") instanceof Boolean)) {
-                throw new InvalidRequestException("tools", "tools[" + i + "].function.strict must be a boolean");
+                throw new InvalidRequestException(field + "strict", field + "strict must be a boolean");
             }
         }
         return tools.isEmpty() ? null : write(json, tools);
