@@ -85,8 +85,46 @@ final class AnthropicRequests {
         messages.add(message);
     }
 
+    /**
+     * A user turn: its text, or — when it came as parts — each part in order, images as Anthropic image blocks (a
+     * {@code data:} URL as base64 with its media type, any other URL by reference), so a route that takes images
+     * sends them rather than the text alone.
+     */
     private static List<Map<String, Object>> userBlocks(ChatMessage message, Map<String, Object> original) {
-        return message.text().isEmpty() ? List.of() : List.of(text(message.text()));
+        if (message.images() == 0 || !(original.get("content") instanceof List<?> parts)) {
+            return message.text().isEmpty() ? List.of() : List.of(text(message.text()));
+        }
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        for (Object part : parts) {
+            if (!(part instanceof Map<?, ?> p)) {
+                continue;
+            }
+            if ("text".equals(p.get("type")) && p.get("text") instanceof String t && !t.isEmpty()) {
+                blocks.add(text(t));
+            } else if ("image_url".equals(p.get("type")) && p.get("image_url") instanceof Map<?, ?> image
+                    && image.get("url") instanceof String url) {
+                blocks.add(image(url));
+            }
+        }
+        return blocks;
+    }
+
+    private static Map<String, Object> image(String url) {
+        Map<String, Object> source = new LinkedHashMap<>();
+        int comma = url.indexOf(',');
+        String head = comma < 0 ? "" : url.substring(0, comma);
+        if (head.regionMatches(true, 0, "data:", 0, 5) && head.endsWith(";base64")) {
+            source.put("type", "base64");
+            source.put("media_type", head.substring(5, head.length() - ";base64".length()));
+            source.put("data", url.substring(comma + 1));
+        } else {
+            source.put("type", "url");
+            source.put("url", url);
+        }
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "image");
+        block.put("source", source);
+        return block;
     }
 
     private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original, int index)

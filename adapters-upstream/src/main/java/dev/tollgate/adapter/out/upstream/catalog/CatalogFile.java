@@ -108,11 +108,6 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                             + String.join(", ", CAPABILITIES) + ")");
                 }
             }
-            if (flag(caps, "images") && "anthropic".equals(providers.get(provider).type())) {
-                // Its translation carries text and tool blocks only: an image would be billed and never sent.
-                throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) does not take "
-                        + "images here; remove images from its capabilities");
-            }
             if (flag(caps, "logprobs") && "anthropic".equals(providers.get(provider).type())) {
                 // The Messages API has no log probabilities: a client asking for them would get none.
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) has no log "

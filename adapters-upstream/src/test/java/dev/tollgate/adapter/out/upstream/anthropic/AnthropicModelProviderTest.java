@@ -154,6 +154,24 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void imagePartsOfAUserTurnBecomeImageBlocksInTheirPlace() throws Exception {
+        JsonMapper json = JsonMapper.createDefault();
+        String parts = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Compare\"},"
+                + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,iVBORw0KGgo=\"}},"
+                + "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/b.jpg\",\"detail\":\"low\"}},"
+                + "{\"type\":\"text\",\"text\":\"please\"}]}";
+        ChatRequest request = new ChatRequest(new ModelId("m"), List.of(new ChatMessage("user", "Compare please",
+                parts, "", 2)), 100, null, null, null, null, null, null, false, null, null, null, null, null, true);
+        ProviderRoute route = new ProviderRoute(new ProviderId("a"), "claude-x", TokenPrice.FREE, TokenPrice.FREE,
+                ModelCapabilities.ALL);
+        String encoded = json.writeValueAsString(new AnthropicRequests(json).messagesRequest(route, request, 100));
+        assertTrue(encoded.contains("\"content\":[{\"type\":\"text\",\"text\":\"Compare\"},"
+                + "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
+                + "\"data\":\"iVBORw0KGgo=\"}},{\"type\":\"image\",\"source\":{\"type\":\"url\","
+                + "\"url\":\"https://example.com/b.jpg\"}},{\"type\":\"text\",\"text\":\"please\"}]"), encoded);
+    }
+
+    @Test
     void aRequestTheMessagesApiCannotExpressIsTheClientsFaultAndNothingIsSent() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         handler.set(exchange -> {
