@@ -61,8 +61,8 @@ public final class JsonObjectBody {
         if (body == null || body.length == 0) {
             // Netty drops the Content-Encoding header once it decompressed; a few bytes that are no gzip stream
             // decompress to nothing, with no error to tell them from an empty body.
-            throw new InvalidRequestException(null, "Request body is empty: send a JSON object (a body sent with a "
-                    + "Content-Encoding must decompress to one)");
+            throw new InvalidRequestException(null, "Request body is empty, or declared compressed "
+                    + "(Content-Encoding) and decompressed to nothing: send a JSON object");
         }
         requireUtf8(body);
         Map<String, Object> fields = new LinkedHashMap<>();
