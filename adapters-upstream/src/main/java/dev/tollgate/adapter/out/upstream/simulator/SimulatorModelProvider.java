@@ -7,6 +7,9 @@ import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatRequest;
 import java.time.Duration;
+import java.util.AbstractList;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,10 +25,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * max_tokens), {@code report-usage} (default true), {@code fail-every} (every n-th call fails; 0 = never),
  * {@code fail-mode} ({@code before-first-byte} or {@code mid-stream}), {@code fail-status} (default 503). Stop
  * sequences end the answer before the sequence, with {@code finish_reason: "stop"}, as providers do.
+ *
+ * <p>A request whose {@code response_format} asks for JSON is answered with JSON, as a model would answer it: an
+ * object for {@code json_object}, an instance of the schema for {@code json_schema} ({@link JsonAnswer}). It streams
+ * in token-sized pieces at the same pace, each one token, and max_tokens cuts it short with
+ * {@code finish_reason: "length"} as it cuts a real model's JSON.
  */
 public final class SimulatorModelProvider implements ModelProvider {
 
-    private static final String[] WORDS = {"hello", "gateway", "token", "stream", "model", "answer", "prepaid",
+    static final String[] WORDS = {"hello", "gateway", "token", "stream", "model", "answer", "prepaid",
             "balance", "simulated", "reply", "tollgate", "request", "limit", "window", "quota", "provider"};
 
     private final String name;
@@ -62,31 +70,59 @@ public final class SimulatorModelProvider implements ModelProvider {
     @Override
     public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
         boolean fail = failEvery > 0 && calls.incrementAndGet() % failEvery == 0;
-        Emission emission = new Emission(request, Math.min(outputTokens, maxTokens), fail, listener);
+        List<String> answer = answer(request);
+        Emission emission = new Emission(request, answer, Math.min(answer.size(), maxTokens), fail, listener);
         emission.next = scheduler.schedule(emission::first, timeToFirstToken.toMillis(), TimeUnit.MILLISECONDS);
         return emission;
     }
 
-    /** One simulated answer, emitted word by word. */
+    /**
+     * The whole answer a model would give, one token per element: {@code output-tokens} words derived from the
+     * prompt, or the JSON the request's response_format asks for, cut into pieces.
+     */
+    private List<String> answer(ChatRequest request) {
+        int seed = request.promptText().hashCode();
+        List<String> words = new AbstractList<>() {
+            @Override
+            public String get(int n) {
+                // with its leading space; computed when emitted, so a long output-tokens costs no memory
+                Objects.checkIndex(n, outputTokens);
+                return (n == 0 ? "" : " ") + WORDS[Math.floorMod(seed + n * 31, WORDS.length)];
+            }
+
+            @Override
+            public int size() {
+                return outputTokens;
+            }
+        };
+        if (request.responseFormatJson() == null) {
+            return words;
+        }
+        String json = JsonAnswer.answer(request.responseFormatJson(), seed, String.join("", words));
+        return json == null ? words : JsonAnswer.pieces(json);
+    }
+
+    /** One simulated answer, emitted token by token. */
     private final class Emission implements UpstreamCall {
         private final ChatRequest request;
+        private final List<String> answer;
+        /** How much of the answer may be emitted: all of it, or what max_tokens allows. */
         private final int length;
         private final boolean fail;
         private final UpstreamListener listener;
         private final StringBuilder text = new StringBuilder();
-        private final int seed;
         /** Where the answer ends because of a stop sequence (a character index), or -1. */
         private final int stopAt;
         private int emitted;
         private boolean cancelled;
         private ScheduledFuture<?> next;
 
-        Emission(ChatRequest request, int length, boolean fail, UpstreamListener listener) {
+        Emission(ChatRequest request, List<String> answer, int length, boolean fail, UpstreamListener listener) {
             this.request = request;
+            this.answer = answer;
             this.length = length;
             this.fail = fail;
             this.listener = listener;
-            this.seed = request.promptText().hashCode();
             this.stopAt = firstStop();
         }
 
@@ -104,47 +140,41 @@ public final class SimulatorModelProvider implements ModelProvider {
         }
 
         private synchronized void step() {
-            if (cancelled) {
-                return;
-            }
-            if (fail && failMidStream && emitted >= Math.max(1, length / 2)) {
-                listener.onFailure(new UpstreamFailure(failStatus, false, false, null,
-                        "simulated connection reset mid-stream"));
-                return;
-            }
-            if (emitted >= length) {
-                // Each simulated word is one token of the simulator's own vocabulary, so usage never exceeds
-                // max_tokens; the prompt is counted with the gateway's tokenizer.
-                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
-                listener.onFinish(emitted >= length && length == outputTokens ? "stop" : "length", usage);
-                return;
-            }
-            String word = word(emitted);
-            if (stopAt >= 0 && text.length() + word.length() > stopAt) {
-                // As a provider does: the answer ends before the stop sequence, which is not part of it.
-                String before = word.substring(0, stopAt - text.length());
-                if (!before.isEmpty()) {
-                    emitted++;
-                    text.append(before);
-                    listener.onDelta(before);
+            // A loop, not a call per token: with tokens-per-second 0 a long answer would nest a frame per token
+            while (!cancelled) {
+                if (fail && failMidStream && emitted >= Math.max(1, length / 2)) {
+                    listener.onFailure(new UpstreamFailure(failStatus, false, false, null,
+                            "simulated connection reset mid-stream"));
+                    return;
                 }
-                TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
-                listener.onFinish("stop", usage);
-                return;
+                if (emitted >= length) {
+                    // Each piece (a word, or a bit of JSON) is one token of the simulator's own vocabulary, so
+                    // usage never exceeds max_tokens; the prompt is counted with the gateway's tokenizer.
+                    TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
+                    listener.onFinish(length == answer.size() ? "stop" : "length", usage);
+                    return;
+                }
+                String piece = answer.get(emitted);
+                if (stopAt >= 0 && text.length() + piece.length() > stopAt) {
+                    // As a provider does: the answer ends before the stop sequence, which is not part of it.
+                    String before = piece.substring(0, stopAt - text.length());
+                    if (!before.isEmpty()) {
+                        emitted++;
+                        text.append(before);
+                        listener.onDelta(before);
+                    }
+                    TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
+                    listener.onFinish("stop", usage);
+                    return;
+                }
+                emitted++;
+                text.append(piece);
+                listener.onDelta(piece);
+                if (tokensPerSecond > 0) {
+                    next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
+                    return;
+                }
             }
-            emitted++;
-            text.append(word);
-            listener.onDelta(word);
-            if (tokensPerSecond <= 0) {
-                step();
-            } else {
-                next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
-            }
-        }
-
-        /** The answer's n-th word (with its leading space): deterministic, from the prompt. */
-        private String word(int n) {
-            return (n == 0 ? "" : " ") + WORDS[Math.floorMod(seed + n * 31, WORDS.length)];
         }
 
         /** Where the whole answer first reaches one of the request's stop sequences, or -1. */
@@ -152,13 +182,13 @@ public final class SimulatorModelProvider implements ModelProvider {
             if (request.stop().isEmpty()) {
                 return -1;
             }
-            StringBuilder answer = new StringBuilder();
+            StringBuilder whole = new StringBuilder();
             for (int n = 0; n < length; n++) {
-                answer.append(word(n));
+                whole.append(answer.get(n));
             }
             int earliest = -1;
             for (String stop : request.stop()) {
-                int found = stop.isEmpty() ? -1 : answer.indexOf(stop);
+                int found = stop.isEmpty() ? -1 : whole.indexOf(stop);
                 if (found >= 0 && (earliest < 0 || found < earliest)) {
                     earliest = found;
                 }

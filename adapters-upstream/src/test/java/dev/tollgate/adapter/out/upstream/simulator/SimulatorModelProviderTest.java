@@ -2,8 +2,10 @@ package dev.tollgate.adapter.out.upstream.simulator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
@@ -17,6 +19,7 @@ import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.catalog.TokenPrice;
 import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -47,17 +50,38 @@ class SimulatorModelProviderTest {
         scheduler.shutdownNow();
     }
 
+    private static final String BOOK = """
+            {"type":"object","properties":{
+              "title":{"type":"string"},
+              "year":{"type":"integer","minimum":1900,"maximum":2030},
+              "genres":{"type":"array","items":{"type":"string","enum":["novel","essay"]},"minItems":2},
+              "isbn":{"type":["string","null"],"format":"uuid"}},
+             "required":["title","year","genres","isbn"],"additionalProperties":false}""";
+    private static final String BOOK_FORMAT = "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"book\","
+            + "\"strict\":true,\"schema\":" + BOOK + "}}";
+    private static final Map<String, Object> AT_ONCE = Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0,
+            "output-tokens", 6);
+
     private static ChatRequest request(List<String> stop) {
+        return request(stop, null);
+    }
+
+    private static ChatRequest request(List<String> stop, String responseFormatJson) {
         return new ChatRequest(new ModelId("t/sim"), List.of(new ChatMessage("user", "say something",
                 "{\"role\":\"user\",\"content\":\"say something\"}")), 100, null, null, null, null, stop, null,
-                false, null, null, null, null, null, false);
+                false, null, responseFormatJson, null, null, null, false);
     }
 
     private RecordingListener run(Map<String, Object> settings, ChatRequest request) throws InterruptedException {
+        return run(settings, request, 100);
+    }
+
+    private RecordingListener run(Map<String, Object> settings, ChatRequest request, int maxTokens)
+            throws InterruptedException {
         SimulatorModelProvider simulator = new SimulatorModelProvider(
                 new CatalogFile.ProviderSettings("sim", "simulator", settings), TOKENS, scheduler);
         RecordingListener answer = new RecordingListener();
-        simulator.call(ROUTE, request, 100, answer);
+        simulator.call(ROUTE, request, maxTokens, answer);
         answer.await();
         return answer;
     }
@@ -97,5 +121,57 @@ class SimulatorModelProviderTest {
         assertFalse(answer.failure.retryable(), "output was sent: no fallback may repeat it");
         assertEquals(4, answer.text().split(" ").length);
         assertNull(answer.finishReason);
+    }
+
+    @Test
+    void jsonObjectIsAnsweredWithAnObjectStreamedInTokens() throws Exception {
+        ChatRequest json = request(List.of(), "{\"type\":\"json_object\"}");
+        RecordingListener answer = run(AT_ONCE, json);
+        Map<?, ?> object = assertInstanceOf(Map.class, SchemaSubsetValidator.parse(answer.text()));
+        assertEquals(run(AT_ONCE, request(List.of())).text(), object.get("answer"), "the simulator's text, as JSON");
+        assertEquals(answer.text(), run(AT_ONCE, json).text(), "deterministic");
+        assertTrue(answer.deltas.size() > 6, "streamed in pieces: " + answer.deltas);
+        assertEquals("stop", answer.finishReason);
+        assertEquals(new TokenUsage(7, answer.deltas.size()), answer.usage, "one token per piece emitted");
+    }
+
+    @Test
+    void jsonSchemaIsAnsweredWithAnInstanceStreamedAtTheConfiguredPace() throws Exception {
+        RecordingListener whole = run(AT_ONCE, request(List.of(), BOOK_FORMAT), 4096);
+        assertEquals(List.of(), SchemaSubsetValidator.violations(BOOK, whole.text()), whole.text());
+        assertEquals("stop", whole.finishReason);
+
+        int pieces = whole.deltas.size();
+        long started = System.nanoTime();
+        RecordingListener paced = run(Map.of("time-to-first-token-ms", 0, "tokens-per-second", 1000),
+                request(List.of(), BOOK_FORMAT), 4096);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(whole.deltas, paced.deltas, "the same pieces, one token at a time");
+        assertTrue(tookMs >= pieces - 1, pieces + " tokens at 1000/s took " + tookMs + " ms");
+        assertEquals(new TokenUsage(7, pieces), paced.usage);
+    }
+
+    @Test
+    void maxTokensCutsTheJsonShortWithFinishReasonLength() throws Exception {
+        String whole = run(AT_ONCE, request(List.of(), BOOK_FORMAT), 4096).text();
+        int pieces = run(AT_ONCE, request(List.of(), BOOK_FORMAT), 4096).deltas.size();
+
+        RecordingListener cut = run(AT_ONCE, request(List.of(), BOOK_FORMAT), pieces - 1);
+        assertEquals("length", cut.finishReason);
+        assertEquals(new TokenUsage(7, pieces - 1), cut.usage);
+        assertTrue(whole.startsWith(cut.text()) && whole.length() > cut.text().length(), cut.text());
+        assertThrows(IOException.class, () -> SchemaSubsetValidator.parse(cut.text()), "truncated JSON");
+
+        RecordingListener exact = run(AT_ONCE, request(List.of(), BOOK_FORMAT), pieces);
+        assertEquals("stop", exact.finishReason, "max_tokens that fits the whole answer does not cut it");
+        assertEquals(whole, exact.text());
+    }
+
+    @Test
+    void aStopSequenceEndsTheJsonToo() throws Exception {
+        String whole = run(AT_ONCE, request(List.of(), BOOK_FORMAT), 4096).text();
+        RecordingListener cut = run(AT_ONCE, request(List.of("\"year\""), BOOK_FORMAT), 4096);
+        assertEquals(whole.substring(0, whole.indexOf("\"year\"")), cut.text());
+        assertEquals("stop", cut.finishReason);
     }
 }
