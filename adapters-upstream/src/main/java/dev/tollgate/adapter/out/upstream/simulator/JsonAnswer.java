@@ -342,6 +342,16 @@ final class JsonAnswer {
         } else if (high == null) {
             high = low.add(HUNDRED);
         }
+        if (high.subtract(low).compareTo(HUNDRED) > 0) {
+            // Wide bounds (zod's integers span ±2^53): a model answers small numbers, so pick within 100 of
+            // zero, or of the bound nearest to it.
+            BigDecimal from = low.signum() <= 0 && high.signum() >= 0 ? BigDecimal.ZERO.max(low)
+                    : low.signum() > 0 ? low : high.subtract(HUNDRED);
+            lowExclusive &= from.compareTo(low) == 0;
+            highExclusive &= from.add(HUNDRED).compareTo(high) >= 0;
+            low = from;
+            high = from.add(HUNDRED).min(high);
+        }
         BigDecimal step = decimal(map.get("multipleOf"));
         if (step == null || step.signum() <= 0 || (integer && step.stripTrailingZeros().scale() > 0)) {
             step = BigDecimal.ONE;

@@ -203,6 +203,28 @@ class JsonAnswerTest {
     }
 
     @Test
+    void wideBoundsGiveSmallNumbersAsAModelWould() throws IOException {
+        // zod's z.number().int() bounds an integer by ±(2^53 - 1)
+        String schema = """
+                {"type":"object","properties":{
+                  "count":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},
+                  "above":{"type":"integer","minimum":5000,"maximum":9007199254740991},
+                  "below":{"type":"number","exclusiveMaximum":-7,"minimum":-1e30}},
+                 "required":["count","above","below"],"additionalProperties":false}""";
+        for (int seed = 0; seed < PROMPTS; seed++) {
+            Map<?, ?> answer = (Map<?, ?>) SchemaSubsetValidator.parse(JsonAnswer.answer(format(schema, true), seed,
+                    ""));
+            long count = ((Number) answer.get("count")).longValue();
+            long above = ((Number) answer.get("above")).longValue();
+            double below = ((Number) answer.get("below")).doubleValue();
+            assertTrue(count >= 0 && count <= 100, "count " + count);
+            assertTrue(above >= 5000 && above <= 5100, "above " + above);
+            assertTrue(below >= -107 && below < -7, "below " + below);
+        }
+        validAnswers(schema, true);
+    }
+
+    @Test
     void stringsHaveTheirLengthsAndFormats() throws IOException {
         String schema = """
                 {"type":"object","properties":{
