@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PiiRedactorTest {
 
@@ -114,13 +116,81 @@ class PiiRedactorTest {
         assertEquals("not an email: a@b, x@y.z1", redact.apply("not an email: a@b, x@y.z1"));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"Sort these numbers: 12 45 67 89 23", "Years 2019 2020 2021", "Dates 15/01 20/02 25/03",
+            "Dates 05/01 20/02 25/03", "Open ports 8080 8443 9090", "zip 94105-1234", "Part number 1234-5678-90",
+            "ISBN 0-306-40615-2", "ISBN 978-0-306-40615-7", "Test scores: 85 92 78 90 88",
+            "Primes 2 3 5 7 11 13 17 19 23 29 31", "dims: 1920 1080 2560 1440", "see foo@2x.png",
+            "icons: logo@3x.webp, banner@2x.JPG", "1 000 000 000", "Numbers: 100 200 3000", "ids 123 456 789 012",
+            "pi 3.1415926535 8979", "Lotto 4 8 15 16 23 42 and 4 8 15 16 23 42",
+            "order 4000 1234 5678 9012 fails Luhn", "1111 2222 3333 4444 is no issuer's number"})
+    void ordinaryTextSurvivesUnchanged(String text) {
+        assertEquals(text, redact.apply(text));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"(415) 555-0132", "415-555-0132", "415.555.0132", "415 555 2671", "1-800-555-0199",
+            "1 (415) 555-0132", "(415)555-0132", "+1 (415) 555-0132", "020 7946 0958", "07700 900123",
+            "+44 (0)20 7946 0958", "+44 7700 900123", "030 1234567", "030 / 1234567", "0171-1234567",
+            "(030) 1234567", "+49 30 1234567", "+49 (0)30 1234567", "06 12 34 56 78", "06.12.34.56.78",
+            "+33 6 12 34 56 78", "0033 6 12 34 56 78", "0612345678", "+14155552671", "13800138000"})
+    void phoneNumbersInTheirUsualShapesAreReplaced(String phone) {
+        assertEquals("call [phone] today", redact.apply("call " + phone + " today"), phone);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "5555555555554444",
+            "3782 822463 10005", "3056 930902 5904", "6011 1111 1111 1117", "2223 0031 2200 3222",
+            "4222 2222 2222 2"})
+    void cardNumbersInTheShapesCardsAreWrittenInAreReplaced(String card) {
+        assertEquals("pay [card] now", redact.apply("pay " + card + " now"), card);
+    }
+
+    @Test
+    void aCardRunningIntoANumberAfterItIsStillFound() {
+        assertEquals("card [card] 2026", redact.apply("card 4111 1111 1111 1111 2026"));
+        assertEquals("[card] [card]", redact.apply("4111 1111 1111 1111 5500 0000 0000 0004"));
+    }
+
+    @Test
+    void addressesNeedATopLevelDomainThatIsNoFileExtension() {
+        assertEquals("write to [email] or [email]", redact.apply("write to jan@firma.pl or ann@shop.zip"),
+                "country codes and gTLDs that are also extensions are domains");
+        assertEquals("see [email] and foo@2x.png", redact.apply("see foo@2x.co and foo@2x.png"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x\u00b2 + y\u00b2", "\ud83d\udc68\u200d\ud83d\udc69\u200d\ud83d\udc67",
+            "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u2460\u2461\u2462", "\u00bd cup",
+            "\ufb01le", "\uff21\uff22", "a\u00a0b", "1\u20132", "e\u0301", "soft\u00adhyphen", "&#64; &amp;",
+            "H\u2082O", "\u2167"})
+    void foldingOnlyFindsTextOutsideWhatIsReplacedStaysAsWritten(String fragment) {
+        assertEquals(fragment + " mail [email] " + fragment,
+                redact.apply(fragment + " mail ann\u200b@example.com " + fragment), fragment);
+        assertEquals(fragment + " call [phone], " + fragment,
+                redact.apply(fragment + " call +33\u00a06\u00a012\u00a034\u00a056\u00a078, " + fragment), fragment);
+        assertEquals(fragment + " card [card]. " + fragment,
+                redact.apply(fragment + " card \uff14\uff11\uff11\uff11 1111 1111 1111. " + fragment), fragment);
+        assertEquals(fragment, redact.apply(fragment), "nothing personal: " + fragment);
+    }
+
+    @Test
+    void invisibleCharactersAroundWhatIsReplacedAreKept() {
+        assertEquals("mail [email] ok\u00ad", redact.apply("mail john\u00ad.doe@example.com ok\u00ad"));
+        assertEquals("card [card]\u200b5", redact.apply("card 4111 1111 1111 1111\u200b5"),
+                "found as written, though the folded reading joins it to the 5");
+        assertEquals("call [phone] now\u2013ok", redact.apply("call 555\u2013123\u20134567 now\u2013ok"));
+    }
+
     @Test
     void hostileInputStaysFast() {
         String dots = "a@" + "a.".repeat(100_000) + "!";
         String digits = "1 ".repeat(200_000);
+        String folded = "\u00bd 06 &#64; 4111 ".repeat(20_000);
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             redact.apply(dots);
             redact.apply(digits);
+            assertEquals(folded, redact.apply(folded));
         });
     }
 
