@@ -1082,36 +1082,21 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         // A reasoning model behind vLLM or OpenRouter streams its reasoning before the answer; an OpenAI model may
         // refuse in delta.refusal. Both reach the client in the fields its SDK reads, and without reported usage
         // their words are billed like the content's.
-        String sse = java.util.stream.Stream.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-                        + "\"reasoning_content\":\"Weighing it up.\"},\"finish_reason\":null}]}",
+        SseUpstream upstream = new SseUpstream(List.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+                        + "\"assistant\",\"reasoning_content\":\"Weighing it up.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Partly.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I cannot say more.\"},\"finish_reason\":null}]}",
-                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]")
-                .map(data -> "data: " + data + "\n\n").reduce("", String::concat);
-        com.sun.net.httpserver.HttpServer upstream = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        upstream.createContext("/v1/chat/completions", exchange -> {
-            try (InputStream in = exchange.getRequestBody()) {
-                in.readAllBytes();
-            }
-            byte[] bytes = sse.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-            exchange.sendResponseHeaders(200, bytes.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
-        });
-        upstream.start();
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]"), body -> { });
         String catalogText = """
                 providers:
-                  thinker: {type: openai, base-url: "http://127.0.0.1:%d/v1"}
+                  thinker: {type: openai, base-url: "%s"}
                 models:
                   - id: test/thinker
                     context-length: 4096
                     max-output-tokens: 64
                     routes:
                       - {provider: thinker, model: t, input-usd-per-million: "1", output-usd-per-million: "1"}
-                """.formatted(upstream.getAddress().getPort());
+                """.formatted(upstream.baseUrl());
         Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
         write(catalog, catalogText, Instant.now().minusSeconds(60));
         Customer customer = customer();
@@ -1144,7 +1129,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             assertEquals(List.of(Map.of("reasoning", "Weighing it up."), Map.of("content", "Partly."),
                     Map.of("refusal", "I cannot say more.")), deltas);
         } finally {
-            upstream.stop(0);
+            upstream.close();
             Files.deleteIfExists(catalog);
         }
     }

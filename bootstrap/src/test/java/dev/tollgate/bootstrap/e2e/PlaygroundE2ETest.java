@@ -6,17 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,43 +30,25 @@ import org.junit.jupiter.api.Test;
 class PlaygroundE2ETest extends GatewayE2ETest {
 
     private static final List<String> UPSTREAM_BODIES = new CopyOnWriteArrayList<>();
-    private static HttpServer upstream;
+    private static SseUpstream upstream;
     private static int ipCounter;
 
-    private static synchronized int startUpstream() {
+    private static synchronized String startUpstream() {
         if (upstream == null) {
-            try {
-                upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            upstream.createContext("/v1/chat/completions", exchange -> {
-                try (InputStream in = exchange.getRequestBody()) {
-                    UPSTREAM_BODIES.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-                }
-                String sse = "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                        + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Noted.\"},\"finish_reason\":null}]}\n\n"
-                        + "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                        + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-                        + "data: {\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-                        + "\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":2,"
-                        + "\"total_tokens\":14}}\n\ndata: [DONE]\n\n";
-                byte[] bytes = sse.getBytes(StandardCharsets.UTF_8);
-                exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-                exchange.sendResponseHeaders(200, bytes.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(bytes);
-                }
-            });
-            upstream.start();
+            String chunk = "{\"id\":\"u\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",";
+            upstream = new SseUpstream(List.of(
+                    chunk + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Noted.\"},\"finish_reason\":null}]}",
+                    chunk + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}",
+                    chunk + "\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":2,"
+                            + "\"total_tokens\":14}}", "[DONE]"), UPSTREAM_BODIES::add);
         }
-        return upstream.getAddress().getPort();
+        return upstream.baseUrl();
     }
 
     @AfterAll
     static void stopUpstream() {
         if (upstream != null) {
-            upstream.stop(0);
+            upstream.close();
         }
     }
 
@@ -82,7 +59,7 @@ class PlaygroundE2ETest extends GatewayE2ETest {
                 providers:
                   recorder:
                     type: openai
-                    base-url: http://127.0.0.1:%d/v1
+                    base-url: %s
                   slow:
                     type: simulator
                     time-to-first-token-ms: 0
