@@ -59,14 +59,26 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return "Unsupported Content-Type '" + ApiErrors.shown(sent.strip(), 64) + "': send " + wanted;
     }
 
+    /**
+     * Micronaut answers a form over its decoder's limits (128 fields, a field of more than 1 MiB buffered) as a body
+     * too large; its exception says which limit it was (e.g. "Number of form fields exceeds configured limit of
+     * [128]"). That sentence, or empty for any other refusal.
+     */
+    private static java.util.Optional<String> formLimit(ErrorContext context) {
+        return context.getRootCause().map(Throwable::getMessage)
+                .filter(m -> m.startsWith("Number of form fields") || m.startsWith("Length of buffered form field"))
+                .map(m -> m.replace("[", "").replace("]", ""));
+    }
+
     private String messageFor(ErrorContext context, HttpStatus status) {
         String method = context.getRequest().getMethodName();
         String path = context.getRequest().getPath();
         return switch (status) {
             case NOT_FOUND -> "No such route: " + method + " " + path;
             case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
-            case REQUEST_ENTITY_TOO_LARGE -> "Request body is too large: at most " + size(maxRequestSize)
-                    + " (after decompression)";
+            case REQUEST_ENTITY_TOO_LARGE -> formLimit(context)
+                    .map(limit -> "The form is too large: " + limit)
+                    .orElse("Request body is too large: at most " + size(maxRequestSize) + " (after decompression)");
             case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"),
                     path);
             case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";

@@ -207,7 +207,7 @@ public class ApiKeysController {
         try {
             return new KeyName(form.getOrDefault("name", ""));
         } catch (DomainRuleViolation e) {
-            throw new KeyForms.FieldError("Give the key a name of 1 to 128 characters.");
+            throw new KeyForms.FieldError(DashboardPages.sentence(e));
         }
     }
 

@@ -1,7 +1,10 @@
 package dev.tollgate.adapter.in.http.dashboard;
 
+import dev.tollgate.adapter.in.http.common.ApiErrors;
+import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.application.port.in.traffic.RateLimitExceededException;
 import dev.tollgate.domain.account.Account;
+import dev.tollgate.domain.shared.DomainRuleViolation;
 import dev.tollgate.domain.shared.Usd;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -118,6 +121,12 @@ final class DashboardPages {
         return visitor;
     }
 
+    /** A broken domain rule as a sentence for a form: its own words, capitalised, with a full stop. */
+    static String sentence(DomainRuleViolation rule) {
+        String message = rule.getMessage();
+        return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1) + ".";
+    }
+
     static String usd(Usd amount) {
         return "$" + amount.toDollars().setScale(2, RoundingMode.DOWN).toPlainString();
     }
@@ -150,7 +159,11 @@ final class DashboardPages {
         return instant == null ? "" : TIME.format(instant);
     }
 
-    /** A form's fields as strings (repeated fields: the first). */
+    /**
+     * A form's fields as strings (repeated fields: the first). The form decoder replaces bytes that are no UTF-8
+     * with U+FFFD: such a field is refused (a 400, as on the APIs), not stored as what the decoder made of it — a
+     * browser never sends one, and a password read that way would match other byte strings.
+     */
     static Map<String, String> fields(Map<String, Object> body) {
         Map<String, String> form = new HashMap<>();
         if (body != null) {
@@ -158,7 +171,12 @@ final class DashboardPages {
                 Object first = value instanceof Iterable<?> many ? many.iterator().hasNext()
                         ? many.iterator().next() : null : value;
                 if (first != null) {
-                    form.put(name, first.toString());
+                    String text = first.toString();
+                    if (text.indexOf('\uFFFD') >= 0) {
+                        throw new InvalidRequestException(name, "Form field '" + ApiErrors.shown(name, 64)
+                                + "' is not valid UTF-8 text: send the form encoded as UTF-8");
+                    }
+                    form.put(name, text);
                 }
             });
         }

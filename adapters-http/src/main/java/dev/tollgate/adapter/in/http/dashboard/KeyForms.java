@@ -11,6 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.regex.Pattern;
 
 /**
  * HTTP adapter: the fields of the dashboard's key forms, read the way {@code /api/v1/keys} reads its JSON — a USD
@@ -27,6 +28,7 @@ final class KeyForms {
     private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,12})?|\\.[0-9]{1,12}");
     private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm")
             .withResolverStyle(ResolverStyle.STRICT);
+    private static final Pattern DATETIME_LOCAL = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?");
 
     private KeyForms() {
     }
@@ -88,8 +90,12 @@ final class KeyForms {
             return null;
         }
         try {
-            String minutes = typed.length() > 16 ? typed.substring(0, 16) : typed;
-            return LocalDateTime.parse(minutes, INPUT).toInstant(ZoneOffset.UTC);
+            // What a datetime-local input sends: to the minute, or with seconds (and milliseconds) that are cut.
+            // Anything else — an offset, a zone, trailing text — is refused, never read as something else.
+            if (!DATETIME_LOCAL.matcher(typed).matches()) {
+                throw new DateTimeParseException("not a datetime-local value", typed, 0);
+            }
+            return LocalDateTime.parse(typed.substring(0, 16), INPUT).toInstant(ZoneOffset.UTC);
         } catch (DateTimeParseException e) {
             throw new FieldError("The expiry must be a date and time (UTC), e.g. 2030-01-31T23:59.");
         }

@@ -94,7 +94,7 @@ public class ManagementKeysController {
             name = new KeyName(typed);
         } catch (DomainRuleViolation e) {
             return page(HttpStatus.BAD_REQUEST, request, visitor,
-                    Map.of("error", "Give the key a name of 1 to 128 characters.", "name", typed));
+                    Map.of("error", DashboardPages.sentence(e), "name", typed));
         }
         CreatedManagementKey created;
         try {

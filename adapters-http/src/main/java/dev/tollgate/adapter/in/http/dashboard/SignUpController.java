@@ -71,7 +71,7 @@ public class SignUpController {
         try {
             signUp.signUp(new SignUpCommand(email, password, sources.sourceOf(request)));
         } catch (DomainRuleViolation e) {
-            return form(HttpStatus.BAD_REQUEST, request, typed, capitalised(e.getMessage()) + ".");
+            return form(HttpStatus.BAD_REQUEST, request, typed, DashboardPages.sentence(e));
         } catch (RateLimitExceededException e) {
             return pages.tooMany(request, e, "sign-ups or mails for this address or from your network");
         } catch (MailUnavailableException e) {
@@ -94,9 +94,5 @@ public class SignUpController {
             model.put("error", error);
         }
         return pages.page(status, request, "signup", "Sign up", "signup", model);
-    }
-
-    private static String capitalised(String message) {
-        return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1);
     }
 }
