@@ -355,8 +355,12 @@ final class CompletionRun implements RunningCompletion {
                 : new TokenUsage(prompt, completion);
     }
 
+    /**
+     * The prompt and the output tokens counted in what was delivered — at most the request's allowance, which the
+     * provider was sent: more cannot have been produced, though another tokenizer may count more in the same text.
+     */
     private TokenUsage partialUsage() {
-        return new TokenUsage(ctx.promptTokens(), delivered.tokens(ctx.tokens()));
+        return new TokenUsage(ctx.promptTokens(), Math.min(delivered.tokens(ctx.tokens()), ctx.maxTokens()));
     }
 
     private void cancelTimers() {

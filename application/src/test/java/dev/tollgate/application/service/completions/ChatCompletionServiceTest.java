@@ -821,6 +821,22 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void countedTokensNeverExceedTheAllowanceTheProviderWasGiven() {
+            // Another tokenizer may count more in the text than the provider produced; it cannot have produced more
+            // than max_tokens, finished or cancelled.
+            Started finished = start("test/solo", 2);
+            alpha.onlyCall().firstByte().delta("one two three four");
+            alpha.onlyCall().finish("length", null);
+            assertEquals(new TokenUsage(3, 2), finished.observer().result.usage());
+            assertEquals(new TokenUsage(3, 2), settledRow(finished.requestId()).usage());
+
+            Started cancelled = start("test/solo", 2);
+            alpha.lastCall().firstByte().delta("one two three");
+            cancelled.running().cancel();
+            assertEquals(new TokenUsage(3, 2), settledRow(cancelled.requestId()).usage());
+        }
+
+        @Test
         void theClientSeesTheStartOnceBeforeTheFirstDelta() {
             Started started = start("test/solo", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();

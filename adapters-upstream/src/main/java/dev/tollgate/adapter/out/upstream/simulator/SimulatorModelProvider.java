@@ -33,8 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SimulatorModelProvider implements ModelProvider {
 
-    static final String[] WORDS = {"hello", "gateway", "token", "stream", "model", "answer", "prepaid",
-            "balance", "simulated", "reply", "tollgate", "request", "limit", "window", "quota", "provider"};
+    /**
+     * The simulator's vocabulary: each word is one o200k token with or without a leading space, so the tokens the
+     * gateway counts in what it delivered (a cancelled stream's bill) are the tokens the simulator says it emitted.
+     */
+    static final String[] WORDS = {"hello", "gateway", "token", "stream", "model", "answer", "credit",
+            "balance", "route", "reply", "meter", "request", "limit", "window", "quota", "provider"};
 
     private final String name;
     private final Duration timeToFirstToken;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
 import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.application.port.out.TokenCounter;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -96,6 +97,25 @@ class SimulatorModelProviderTest {
         assertEquals(6, first.text().split(" ").length);
         assertEquals("stop", first.finishReason);
         assertEquals(new TokenUsage(7, 6), first.usage);
+    }
+
+    @Test
+    void theGatewayCountsInAnAnswerTheTokensTheSimulatorSaysItEmitted() throws InterruptedException {
+        // A cancelled stream is billed the tokens counted in what was delivered: for the simulator that must be what
+        // it reports, every word one o200k token, first or not.
+        JtokkitTokenCounter o200k = new JtokkitTokenCounter();
+        for (String word : SimulatorModelProvider.WORDS) {
+            assertEquals(1, o200k.countText(word), word);
+            assertEquals(1, o200k.countText(" " + word), word);
+        }
+        Map<String, Object> settings = Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0,
+                "output-tokens", 200);
+        for (String prompt : List.of("a", "story fixed", "tell me more about the gateway")) {
+            RecordingListener answer = run(settings, new ChatRequest(new ModelId("m"), List.of(new ChatMessage("user",
+                    prompt, "{\"role\":\"user\",\"content\":\"" + prompt + "\"}")), 200, null, null, null, null,
+                    null, null, false, null, null, null, null, null, true), 200);
+            assertEquals(answer.usage.completionTokens(), o200k.countText(answer.text()), prompt);
+        }
     }
 
     @Test
