@@ -216,10 +216,11 @@ class JsonAnswerTest {
                     ""));
             long count = ((Number) answer.get("count")).longValue();
             long above = ((Number) answer.get("above")).longValue();
-            double below = ((Number) answer.get("below")).doubleValue();
+            java.math.BigDecimal below = new java.math.BigDecimal(answer.get("below").toString());
             assertTrue(count >= 0 && count <= 100, "count " + count);
             assertTrue(above >= 5000 && above <= 5100, "above " + above);
-            assertTrue(below >= -107 && below < -7, "below " + below);
+            assertTrue(below.compareTo(java.math.BigDecimal.valueOf(-107)) >= 0
+                    && below.compareTo(java.math.BigDecimal.valueOf(-7)) < 0, "below " + below);
         }
         validAnswers(schema, true);
     }
