@@ -96,6 +96,24 @@ final class JsonAnswer {
     }
 
     /**
+     * The arguments of a call to a function whose {@code parameters} schema is given (parsed, as {@link #read} reads
+     * it; null when the function declares none): a JSON object, an instance of the schema as for {@code json_schema}
+     * ({@code strict} as the function's). Tool arguments are always an object, so a schema that admits no object
+     * (or none at all) gets the empty one.
+     */
+    static String arguments(Object parameters, int seed, boolean strict) {
+        if (!(parameters instanceof Map<?, ?>)) {
+            return "{}";
+        }
+        try {
+            Object value = new JsonAnswer(seed, parameters, strict).value(parameters, 0, 0);
+            return value instanceof Map<?, ?> ? write(value) : "{}";
+        } catch (IOException | RuntimeException e) {
+            return "{}"; // as for response_format: never a failed call for a schema
+        }
+    }
+
+    /**
      * The answer cut into the pieces it streams in, each one token: runs of letters or digits (with the space
      * before them) and runs of punctuation, at most {@link #MAX_PIECE} characters — roughly how a tokenizer cuts
      * JSON (brace and quote, a name, quote-colon-quote). A surrogate pair is never split: every piece is valid text.
@@ -506,7 +524,8 @@ final class JsonAnswer {
         return strings;
     }
 
-    private static Object read(String json) throws IOException {
+    /** The JSON value of {@code json} as maps, lists, strings, exact numbers, booleans and nulls. */
+    static Object read(String json) throws IOException {
         try (JsonParser parser = JSON.createParser(json)) {
             parser.nextToken();
             return readValue(parser);
@@ -546,7 +565,7 @@ final class JsonAnswer {
         };
     }
 
-    private static String write(Object value) throws IOException {
+    static String write(Object value) throws IOException {
         StringWriter out = new StringWriter();
         try (JsonGenerator generator = JSON.createGenerator(out)) {
             writeValue(generator, value);

@@ -30,6 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * object for {@code json_object}, an instance of the schema for {@code json_schema} ({@link JsonAnswer}). It streams
  * in token-sized pieces at the same pace, each one token, and max_tokens cuts it short with
  * {@code finish_reason: "length"} as it cuts a real model's JSON.
+ *
+ * <p>A request that offers tools is answered with a call to one of them, as a model would answer it, unless
+ * {@code tool_choice} is {@code "none"} or the last message is a tool's result ({@link ToolCallAnswer}): the call
+ * streams as OpenAI streams it (a first piece with its id and name, then its arguments in pieces, each one token at
+ * the same pace) and ends with {@code finish_reason: "tool_calls"}; max_tokens cuts the arguments short with
+ * {@code "length"}, and stop sequences, which apply to text, do not end it.
  */
 public final class SimulatorModelProvider implements ModelProvider {
 
@@ -74,8 +80,11 @@ public final class SimulatorModelProvider implements ModelProvider {
     @Override
     public UpstreamCall call(ProviderRoute route, ChatRequest request, int maxTokens, UpstreamListener listener) {
         boolean fail = failEvery > 0 && calls.incrementAndGet() % failEvery == 0;
-        List<String> answer = answer(request);
-        Emission emission = new Emission(request, answer, Math.min(answer.size(), maxTokens), fail, listener);
+        int seed = request.promptText().hashCode();
+        ToolCallAnswer toolCall = ToolCallAnswer.of(request, seed);
+        List<String> answer = toolCall != null ? toolCall.deltas() : answer(request, seed);
+        Emission emission = new Emission(request, answer, toolCall != null, Math.min(answer.size(), maxTokens), fail,
+                listener);
         emission.next = scheduler.schedule(emission::first, timeToFirstToken.toMillis(), TimeUnit.MILLISECONDS);
         return emission;
     }
@@ -84,8 +93,7 @@ public final class SimulatorModelProvider implements ModelProvider {
      * The whole answer a model would give, one token per element: {@code output-tokens} words derived from the
      * prompt, or the JSON the request's response_format asks for, cut into pieces.
      */
-    private List<String> answer(ChatRequest request) {
-        int seed = request.promptText().hashCode();
+    private List<String> answer(ChatRequest request, int seed) {
         List<String> words = new AbstractList<>() {
             @Override
             public String get(int n) {
@@ -109,7 +117,9 @@ public final class SimulatorModelProvider implements ModelProvider {
     /** One simulated answer, emitted token by token. */
     private final class Emission implements UpstreamCall {
         private final ChatRequest request;
+        /** Text pieces, or the {@code delta.tool_calls} arrays of a tool call. */
         private final List<String> answer;
+        private final boolean toolCall;
         /** How much of the answer may be emitted: all of it, or what max_tokens allows. */
         private final int length;
         private final boolean fail;
@@ -121,13 +131,15 @@ public final class SimulatorModelProvider implements ModelProvider {
         private boolean cancelled;
         private ScheduledFuture<?> next;
 
-        Emission(ChatRequest request, List<String> answer, int length, boolean fail, UpstreamListener listener) {
+        Emission(ChatRequest request, List<String> answer, boolean toolCall, int length, boolean fail,
+                UpstreamListener listener) {
             this.request = request;
             this.answer = answer;
+            this.toolCall = toolCall;
             this.length = length;
             this.fail = fail;
             this.listener = listener;
-            this.stopAt = firstStop();
+            this.stopAt = toolCall ? -1 : firstStop();
         }
 
         private synchronized void first() {
@@ -152,10 +164,11 @@ public final class SimulatorModelProvider implements ModelProvider {
                     return;
                 }
                 if (emitted >= length) {
-                    // Each piece (a word, or a bit of JSON) is one token of the simulator's own vocabulary, so
-                    // usage never exceeds max_tokens; the prompt is counted with the gateway's tokenizer.
+                    // Each piece (a word, a bit of JSON, a tool call's name) is one token of the simulator's own
+                    // vocabulary, so usage never exceeds max_tokens; the prompt is counted with the gateway's
+                    // tokenizer.
                     TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
-                    listener.onFinish(length == answer.size() ? "stop" : "length", usage);
+                    listener.onFinish(length < answer.size() ? "length" : toolCall ? "tool_calls" : "stop", usage);
                     return;
                 }
                 String piece = answer.get(emitted);
@@ -172,8 +185,12 @@ public final class SimulatorModelProvider implements ModelProvider {
                     return;
                 }
                 emitted++;
-                text.append(piece);
-                listener.onDelta(piece);
+                if (toolCall) {
+                    listener.onToolCallDelta(piece);
+                } else {
+                    text.append(piece);
+                    listener.onDelta(piece);
+                }
                 if (tokensPerSecond > 0) {
                     next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
                     return;

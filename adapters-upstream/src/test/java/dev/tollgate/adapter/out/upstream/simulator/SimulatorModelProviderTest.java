@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.simulator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -193,5 +194,147 @@ class SimulatorModelProviderTest {
         RecordingListener cut = run(AT_ONCE, request(List.of("\"year\""), BOOK_FORMAT), 4096);
         assertEquals(whole.substring(0, whole.indexOf("\"year\"")), cut.text());
         assertEquals("stop", cut.finishReason);
+    }
+
+    // Tool calls
+
+    private static final String WEATHER = """
+            {"type":"object","properties":{
+              "city":{"type":"string","minLength":2},
+              "unit":{"type":"string","enum":["celsius","fahrenheit"]},
+              "days":{"type":"integer","minimum":1,"maximum":7}},
+             "required":["city","unit","days"],"additionalProperties":false}""";
+    private static final String TOOLS = "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+            + "\"description\":\"Weather in a city\",\"parameters\":" + WEATHER + "}},"
+            + "{\"type\":\"function\",\"function\":{\"name\":\"get_book\",\"strict\":true,\"parameters\":"
+            + BOOK + "}},"
+            + "{\"type\":\"function\",\"function\":{\"name\":\"ping\"}}]";
+    private static final ChatMessage ASK = new ChatMessage("user", "what is the weather like?",
+            "{\"role\":\"user\",\"content\":\"what is the weather like?\"}");
+
+    private static ChatRequest toolRequest(String toolChoiceJson, List<String> stop, ChatMessage... messages) {
+        return new ChatRequest(new ModelId("t/sim"), List.of(messages), 100, null, null, null, null, stop, null,
+                false, null, null, TOOLS, toolChoiceJson, null, true);
+    }
+
+    private static ChatRequest toolRequest(String toolChoiceJson, ChatMessage... messages) {
+        return toolRequest(toolChoiceJson, List.of(), messages);
+    }
+
+    /** The one call the listener was handed, checked for its streaming shape: {id, name, arguments}. */
+    private static List<String> call(RecordingListener answer) throws IOException {
+        assertEquals(List.of(), answer.deltas, "a tool call instead of text");
+        assertTrue(answer.toolCalls.size() >= 2, "the call's head, then its arguments: " + answer.toolCalls);
+        Map<?, ?> head = (Map<?, ?>) assertInstanceOf(List.class, SchemaSubsetValidator.parse(answer.toolCalls.get(0)))
+                .get(0);
+        assertEquals(0, ((Number) head.get("index")).intValue());
+        assertEquals("function", head.get("type"));
+        String id = assertInstanceOf(String.class, head.get("id"));
+        assertTrue(id.matches("call_[0-9a-f]{24}"), id);
+        Map<?, ?> function = assertInstanceOf(Map.class, head.get("function"));
+        assertEquals("", function.get("arguments"), "the head carries no arguments yet");
+        StringBuilder arguments = new StringBuilder();
+        for (String piece : answer.toolCalls.subList(1, answer.toolCalls.size())) {
+            List<?> entries = assertInstanceOf(List.class, SchemaSubsetValidator.parse(piece));
+            assertEquals(1, entries.size(), piece);
+            Map<?, ?> entry = (Map<?, ?>) entries.get(0);
+            assertEquals(0, ((Number) entry.get("index")).intValue(), piece);
+            assertNull(entry.get("id"), "only the head names the call: " + piece);
+            String fragment = assertInstanceOf(String.class, ((Map<?, ?>) entry.get("function")).get("arguments"));
+            assertFalse(fragment.isEmpty(), piece);
+            arguments.append(fragment);
+        }
+        return List.of(id, (String) function.get("name"), arguments.toString());
+    }
+
+    @Test
+    void toolChoiceRequiredIsAnsweredWithOneCallWhoseArgumentsAreAnInstanceOfTheParameters() throws Exception {
+        ChatRequest request = toolRequest("\"required\"", ASK);
+        RecordingListener answer = run(AT_ONCE, request);
+        List<String> call = call(answer);
+        assertEquals("get_weather", call.get(1), "no tool mentioned: the first");
+        assertEquals(List.of(), SchemaSubsetValidator.violations(WEATHER, call.get(2)), call.get(2));
+        assertEquals("tool_calls", answer.finishReason);
+        assertEquals(new TokenUsage(7, answer.toolCalls.size()), answer.usage, "one token per piece emitted");
+        assertEquals(answer.toolCalls, run(AT_ONCE, request).toolCalls, "deterministic, id included");
+        assertNotEquals(call.get(0), call(run(AT_ONCE, toolRequest("\"required\"", new ChatMessage("user",
+                "and tomorrow?", "{}")))).get(0), "another prompt, another call id");
+
+        int pieces = answer.toolCalls.size();
+        long started = System.nanoTime();
+        RecordingListener paced = run(Map.of("time-to-first-token-ms", 0, "tokens-per-second", 1000), request);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(answer.toolCalls, paced.toolCalls, "the same pieces, one token at a time");
+        assertTrue(tookMs >= pieces - 1, pieces + " tokens at 1000/s took " + tookMs + " ms");
+    }
+
+    @Test
+    void aNamedToolChoiceCallsThatFunction() throws Exception {
+        RecordingListener answer = run(AT_ONCE, toolRequest(
+                "{\"type\":\"function\",\"function\":{\"name\":\"get_book\"}}", ASK), 4096);
+        List<String> call = call(answer);
+        assertEquals("get_book", call.get(1));
+        assertEquals(List.of(), SchemaSubsetValidator.violations(BOOK, call.get(2)), call.get(2));
+        assertEquals("tool_calls", answer.finishReason);
+
+        RecordingListener ping = run(AT_ONCE, toolRequest(
+                "{\"type\":\"function\",\"function\":{\"name\":\"ping\"}}", ASK));
+        assertEquals(List.of("ping", "{}"), call(ping).subList(1, 3), "no parameters: the empty object");
+    }
+
+    @Test
+    void autoOrNoToolChoiceCallsTheToolTheUserMentionsOrElseTheFirst() throws Exception {
+        for (String choice : new String[] {null, "\"auto\""}) {
+            assertEquals("get_weather", call(run(AT_ONCE, toolRequest(choice, ASK))).get(1), choice);
+            RecordingListener mentioned = run(AT_ONCE, toolRequest(choice, new ChatMessage("user",
+                    "use get_book for this", "{}")), 4096);
+            assertEquals("get_book", call(mentioned).get(1), choice);
+            assertEquals("tool_calls", mentioned.finishReason);
+        }
+    }
+
+    @Test
+    void toolChoiceNoneOrAToolResultLastIsAnsweredWithText() throws Exception {
+        RecordingListener none = run(AT_ONCE, toolRequest("\"none\"", ASK));
+        assertEquals(List.of(), none.toolCalls);
+        assertEquals(6, none.text().split(" ").length);
+        assertEquals("stop", none.finishReason);
+
+        ChatMessage called = new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,"
+                + "\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":"
+                + "\"get_weather\",\"arguments\":\"{}\"}}]}", "get_weather {}", 0);
+        for (String role : List.of("tool", "function")) {
+            ChatMessage result = new ChatMessage(role, "sunny", "{\"role\":\"" + role + "\",\"content\":\"sunny\"}");
+            RecordingListener after = run(AT_ONCE, toolRequest("\"required\"", ASK, called, result));
+            assertEquals(List.of(), after.toolCalls, "after a tool's result the model answers: the loop ends");
+            assertEquals(6, after.text().split(" ").length, role);
+            assertEquals("stop", after.finishReason);
+        }
+    }
+
+    @Test
+    void maxTokensCutsTheArgumentsShortWithFinishReasonLength() throws Exception {
+        RecordingListener whole = run(AT_ONCE, toolRequest("\"required\"", ASK));
+        String arguments = call(whole).get(2);
+        int pieces = whole.toolCalls.size();
+
+        RecordingListener cut = run(AT_ONCE, toolRequest("\"required\"", ASK), pieces - 2);
+        assertEquals("length", cut.finishReason);
+        assertEquals(new TokenUsage(7, pieces - 2), cut.usage);
+        String partial = call(cut).get(2);
+        assertTrue(arguments.startsWith(partial) && arguments.length() > partial.length(), partial);
+        assertThrows(IOException.class, () -> SchemaSubsetValidator.parse(partial), "truncated JSON");
+
+        RecordingListener exact = run(AT_ONCE, toolRequest("\"required\"", ASK), pieces);
+        assertEquals("tool_calls", exact.finishReason, "max_tokens that fits the whole call does not cut it");
+        assertEquals(whole.toolCalls, exact.toolCalls);
+    }
+
+    @Test
+    void stopSequencesDoNotEndAToolCall() throws Exception {
+        RecordingListener whole = run(AT_ONCE, toolRequest("\"required\"", ASK));
+        RecordingListener stopped = run(AT_ONCE, toolRequest("\"required\"", List.of("{", "city", "get_"), ASK));
+        assertEquals(whole.toolCalls, stopped.toolCalls);
+        assertEquals("tool_calls", stopped.finishReason);
     }
 }
