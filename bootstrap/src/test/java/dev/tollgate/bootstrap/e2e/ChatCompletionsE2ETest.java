@@ -392,8 +392,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 + "{\"url\":\"https://example.test/a.png\"}}]}," + "{\"role\":\"user\",\"content\":\"hi\"}]}",
                 "messages[0].content[0].type");
         cases.put("{" + model + "," + messages + ",\"stream\":\"yes\"}", "stream");
-        cases.put("{" + model + "," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]}",
-                "tools"); // the simulator models have no tool support
+        cases.put("{\"model\":\"" + FREE + "\"," + messages + ",\"tools\":[{\"type\":\"function\",\"function\":"
+                + "{\"name\":\"f\"}}]}", "tools"); // the free simulator model has no tool support
         cases.put("{" + model + "," + messages + ",\"tool_choice\":\"required\"}", "tool_choice");
         cases.put("{" + model + "," + messages + ",\"tool_choice\":{\"type\":\"function\",\"function\":"
                 + "{\"name\":\"f\"}}}", "tool_choice");
@@ -548,7 +548,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     @Test
     void aModelThatCannotServeToolsNamesTools() {
         Customer customer = customer();
-        Reply reply = chat(customer.key(), body(PRICED,
+        Reply reply = chat(customer.key(), body(FREE,
                 "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"lookup\",\"parameters\":{}}}]"));
         Map<String, Object> error = assertModelError(reply, 400, "unsupported_parameter");
         assertEquals("tools", error.get("param"));
