@@ -12,6 +12,7 @@ import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.completion.ChatRequest;
 import dev.tollgate.domain.quota.RateLimitReport;
 import dev.tollgate.domain.completion.PiiRedactor;
+import dev.tollgate.domain.shared.DomainRuleViolation;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -48,8 +49,17 @@ public final class PlaygroundChatService implements PlaygroundChatUseCase {
         }
         CompletionLauncher.Prepared prepared = launcher.prepare(request.sanitised(redactor),
                 settings.maxOutputTokens(), ON_PLAYGROUND);
-        TrafficGuard.Ticket ticket = traffic.admitAnonymousPlayground(origin,
-                prepared.promptTokens() + prepared.maxTokens());
+        long tokens = prepared.promptTokens() + prepared.maxTokens();
+        long budget = traffic.rules().limits().playground().allTokensPerMinute();
+        if (tokens > budget) {
+            // It would never fit, however long the client waited: its request, not the traffic, is at fault.
+            boolean prompt = prepared.promptTokens() > budget;
+            throw new DomainRuleViolation(prompt ? "messages" : "max_tokens", "This request needs about " + tokens
+                    + " tokens (prompt " + prepared.promptTokens() + " + max_tokens " + prepared.maxTokens()
+                    + "), more than the playground's whole budget of " + budget + " tokens per minute: "
+                    + (prompt ? "shorten the prompt" : "lower max_tokens"));
+        }
+        TrafficGuard.Ticket ticket = traffic.admitAnonymousPlayground(origin, tokens);
         return launcher.launch(prepared, requestId, ticket, new CompletionLauncher.OperatorPays(ledger), observer);
     }
 

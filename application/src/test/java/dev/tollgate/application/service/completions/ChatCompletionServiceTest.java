@@ -705,6 +705,37 @@ class ChatCompletionServiceTest {
     // ---------------------------------------------------------------------------------------------------------
     // Settlement
 
+    @Test
+    void aPlaygroundRequestThatCouldNeverFitTheTokenBudgetIsTheClientsFaultNotAWait() {
+        // §8.2's global token budget refuses by waiting (429 with Retry-After); a request larger than the whole
+        // budget would wait for ever, so it is refused as invalid, naming what to make smaller.
+        TrafficLimits d = TrafficLimits.DEFAULTS;
+        TrafficLimits.PlaygroundLimits p = d.playground();
+        TrafficLimits small = new TrafficLimits(d.key(), d.keyIp(), d.account(), d.ip(), d.burstWindow(),
+                d.keyConcurrency(), d.accountConcurrency(), d.distinctIpsPerKey(), d.distinctKeysPerIp(),
+                d.distinctWindow(), d.keyTokens(), d.accountTokens(), d.cooldown(), d.behaviour(), d.minimalWords(),
+                new TrafficLimits.PlaygroundLimits(p.perMinute(), p.perHour(), p.principalConcurrency(),
+                        p.allPerMinute(), 100, p.allConcurrency(), p.userConcurrency()));
+        traffic = new TrafficGuard(new TrafficRules(small), quotas, clock, true);
+        PlaygroundChatService playground = new PlaygroundChatService(service(), traffic, settlement -> { },
+                new PlaygroundSettings(List.of(new ModelId("test/solo")), 200, false));
+        TrafficOrigin visitor = new TrafficOrigin("203.0.113.7", "browser-1");
+
+        DomainRuleViolation output = assertThrows(DomainRuleViolation.class, () -> playground.startAnonymous(
+                request("test/solo", PROMPT, 150), newRequestId(), visitor, new RecordingObserver()));
+        assertEquals("max_tokens", output.field());
+        assertTrue(output.getMessage().contains("budget of 100 tokens per minute"), output.getMessage());
+        DomainRuleViolation prompt = assertThrows(DomainRuleViolation.class, () -> playground.startAnonymous(
+                request("test/solo", "word ".repeat(120).strip(), 5), newRequestId(), visitor,
+                new RecordingObserver()));
+        assertEquals("messages", prompt.field());
+        assertTrue(alpha.calls().isEmpty(), "nothing went upstream");
+
+        RecordingObserver fits = new RecordingObserver();
+        playground.startAnonymous(request("test/solo", PROMPT, 50), newRequestId(), visitor, fits);
+        assertEquals(1, alpha.calls().size(), "a request within the budget runs");
+    }
+
     @Nested
     class Settlement {
 
