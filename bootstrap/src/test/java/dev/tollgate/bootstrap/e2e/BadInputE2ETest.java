@@ -333,6 +333,18 @@ class BadInputE2ETest extends GatewayE2ETest {
                 "X-Big: " + "b".repeat(20_000));
         assertEquals(431, bigHeaders.status(), bigHeaders.text());
         assertControlPlaneEnvelope(bigHeaders, 431);
+
+        // Heads the decoder refuses for their framing say what was wrong, not a bare "Bad Request".
+        RawReply twoLengths = raw("POST /api/v1/keys HTTP/1.1", "Authorization: Bearer " + gpm,
+                "Content-Type: application/json", "Content-Length: 2", "Content-Length: 3");
+        assertEquals(400, twoLengths.status(), twoLengths.text());
+        assertControlPlaneEnvelope(twoLengths, 400);
+        assertTrue(twoLengths.body().contains("Multiple Content-Length"), twoLengths.text());
+        RawReply notANumber = raw("POST /v1/chat/completions HTTP/1.1", "Authorization: Bearer gp-x",
+                "Content-Type: application/json", "Content-Length: abc");
+        assertEquals(400, notANumber.status(), notANumber.text());
+        assertTrue(notANumber.body().contains("\"type\":\"invalid_request_error\"")
+                && notANumber.body().contains("not a number: abc"), notANumber.text());
         // The server is unharmed: the next connection is served as usual.
         assertEquals(200, get("/api/v1/keys", gpm).status());
     }

@@ -126,7 +126,13 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                             + "too large: keep them under " + headerLimit + " bytes in all");
                     return true;
                 }
-                return false; // other malformed heads: the framework's 400
+                // Any other head the decoder refused (two Content-Lengths, one that is no number, a broken
+                // header line): say what it found, rather than the framework's bare "Bad Request".
+                String found = cause == null || cause.getMessage() == null ? "unreadable"
+                        : ApiErrors.shown(cause.getMessage(), 160);
+                answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, "The request head cannot be read (" + found
+                        + "): send an HTTP/1.1 request with well-formed headers and at most one Content-Length");
+                return true;
             }
             String target = request.uri();
             if (ApiErrors.isControlPlane(target) && !isUri(target)) {
