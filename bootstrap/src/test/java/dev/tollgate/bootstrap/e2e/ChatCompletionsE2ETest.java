@@ -968,6 +968,22 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         return ApplicationContext.run(EmbeddedServer.class, properties).getApplicationContext();
     }
 
+    /** A test against a gateway of its own: gets the gateway's base URL. */
+    private interface GatewayTest {
+        void run(URL base) throws IOException;
+    }
+
+    /** Runs {@code test} against a gateway of its own that serves {@code catalogYaml}, then stops it. */
+    private void withGateway(String catalogYaml, GatewayTest test) throws IOException {
+        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
+        write(catalog, catalogYaml, Instant.now().minusSeconds(60));
+        try (ApplicationContext gateway = startGateway(catalog)) {
+            test.run(gateway.getBean(EmbeddedServer.class).getURL());
+        } finally {
+            Files.deleteIfExists(catalog);
+        }
+    }
+
     private static void write(Path file, String content, Instant modified) throws IOException {
         Files.writeString(file, content, StandardCharsets.UTF_8);
         Files.setLastModifiedTime(file, FileTime.from(modified)); // a new version even within the clock's granularity
@@ -1112,11 +1128,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                       - {provider: busy-a, model: a, input-usd-per-million: "1", output-usd-per-million: "1"}
                       - {provider: busy-b, model: b, input-usd-per-million: "1", output-usd-per-million: "1"}
                 """;
-        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
-        write(catalog, capacity, Instant.now().minusSeconds(60));
         Customer customer = customer();
-        try (ApplicationContext gateway = startGateway(catalog)) {
-            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+        withGateway(capacity, base -> {
             for (String extra : List.of("\"max_tokens\":5", "\"max_tokens\":5,\"stream\":true")) {
                 Reply reply = sendTo(base, "POST", "/v1/chat/completions", customer.key(), body("test/busy", extra));
                 assertModelError(reply, 429, "transfer_agent_capacity_reached");
@@ -1130,9 +1143,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 assertEquals(0, openHolds(requestId));
                 assertEquals(OPENING_MICROS, balanceMicros(customer.email()));
             }
-        } finally {
-            Files.deleteIfExists(catalog);
-        }
+        });
     }
 
     @Test
@@ -1151,11 +1162,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                     routes:
                       - {provider: halfway, model: h, input-usd-per-million: "1", output-usd-per-million: "1"}
                 """;
-        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
-        write(catalog, failing, Instant.now().minusSeconds(60));
         Customer customer = customer();
-        try (ApplicationContext gateway = startGateway(catalog)) {
-            URL base = gateway.getBean(EmbeddedServer.class).getURL();
+        withGateway(failing, base -> {
             Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
                     body("test/halfway", "\"max_tokens\":20"));
             Map<String, Object> error = assertModelError(json, 502, "upstream_error");
@@ -1169,9 +1177,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             assertEquals(200, stream.status(), "the stream had begun");
             List<String> events = parseSse(stream.raw().body()).data();
             assertTrue(events.get(events.size() - 1).contains("\"upstream_error\""), "one terminal error: " + events);
-        } finally {
-            Files.deleteIfExists(catalog);
-        }
+        });
     }
 
     @Test
@@ -1179,55 +1185,50 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         // A reasoning model behind vLLM or OpenRouter streams its reasoning before the answer; an OpenAI model may
         // refuse in delta.refusal. Both reach the client in the fields its SDK reads, and without reported usage
         // their words are billed like the content's.
-        SseUpstream upstream = new SseUpstream(List.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+        try (SseUpstream upstream = new SseUpstream(List.of("{\"choices\":[{\"index\":0,\"delta\":{\"role\":"
                         + "\"assistant\",\"reasoning_content\":\"Weighing it up.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Partly.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I cannot say more.\"},\"finish_reason\":null}]}",
-                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]"), body -> { });
-        String catalogText = """
-                providers:
-                  thinker: {type: openai, base-url: "%s"}
-                models:
-                  - id: test/thinker
-                    context-length: 4096
-                    max-output-tokens: 64
-                    routes:
-                      - {provider: thinker, model: t, input-usd-per-million: "1", output-usd-per-million: "1"}
-                """.formatted(upstream.baseUrl());
-        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
-        write(catalog, catalogText, Instant.now().minusSeconds(60));
-        Customer customer = customer();
-        try (ApplicationContext gateway = startGateway(catalog)) {
-            URL base = gateway.getBean(EmbeddedServer.class).getURL();
-            Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
-                    body("test/thinker", "\"max_tokens\":20"));
-            assertEquals(200, json.status(), json.raw().body());
-            Map<String, Object> message = map(map(list(json.json().get("choices")).get(0)).get("message"));
-            assertEquals("Partly.", message.get("content"));
-            assertEquals("I cannot say more.", message.get("refusal"));
-            assertEquals("Weighing it up.", message.get("reasoning"));
-            Map<String, Object> usage = map(json.json().get("usage"));
-            long completion = integer(usage.get("completion_tokens"), "completion_tokens");
-            assertTrue(completion >= 10, "the reasoning and the refusal are counted with the content: " + usage);
-            assertEquals(completion, awaitSettled(json.header("x-request-id")).completionTokens());
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]"), body -> { })) {
+            String catalogText = """
+                    providers:
+                      thinker: {type: openai, base-url: "%s"}
+                    models:
+                      - id: test/thinker
+                        context-length: 4096
+                        max-output-tokens: 64
+                        routes:
+                          - {provider: thinker, model: t, input-usd-per-million: "1", output-usd-per-million: "1"}
+                    """.formatted(upstream.baseUrl());
+            Customer customer = customer();
+            withGateway(catalogText, base -> {
+                Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                        body("test/thinker", "\"max_tokens\":20"));
+                assertEquals(200, json.status(), json.raw().body());
+                Map<String, Object> message = map(map(list(json.json().get("choices")).get(0)).get("message"));
+                assertEquals("Partly.", message.get("content"));
+                assertEquals("I cannot say more.", message.get("refusal"));
+                assertEquals("Weighing it up.", message.get("reasoning"));
+                Map<String, Object> usage = map(json.json().get("usage"));
+                long completion = integer(usage.get("completion_tokens"), "completion_tokens");
+                assertTrue(completion >= 10, "the reasoning and the refusal are counted with the content: " + usage);
+                assertEquals(completion, awaitSettled(json.header("x-request-id")).completionTokens());
 
-            Reply stream = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
-                    body("test/thinker", "\"max_tokens\":20,\"stream\":true"));
-            assertEquals(200, stream.status(), stream.raw().body());
-            List<Object> deltas = new ArrayList<>();
-            for (String data : parseSse(stream.raw().body()).data()) {
-                if (!data.equals("[DONE]") && !list(parse(data).get("choices")).isEmpty()) {
-                    Map<String, Object> delta = map(map(list(parse(data).get("choices")).get(0)).get("delta"));
-                    if (!delta.isEmpty() && !delta.containsKey("role")) {
-                        deltas.add(delta);
+                Reply stream = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
+                        body("test/thinker", "\"max_tokens\":20,\"stream\":true"));
+                assertEquals(200, stream.status(), stream.raw().body());
+                List<Object> deltas = new ArrayList<>();
+                for (String data : parseSse(stream.raw().body()).data()) {
+                    if (!data.equals("[DONE]") && !list(parse(data).get("choices")).isEmpty()) {
+                        Map<String, Object> delta = map(map(list(parse(data).get("choices")).get(0)).get("delta"));
+                        if (!delta.isEmpty() && !delta.containsKey("role")) {
+                            deltas.add(delta);
+                        }
                     }
                 }
-            }
-            assertEquals(List.of(Map.of("reasoning", "Weighing it up."), Map.of("content", "Partly."),
-                    Map.of("refusal", "I cannot say more.")), deltas);
-        } finally {
-            upstream.close();
-            Files.deleteIfExists(catalog);
+                assertEquals(List.of(Map.of("reasoning", "Weighing it up."), Map.of("content", "Partly."),
+                        Map.of("refusal", "I cannot say more.")), deltas);
+            });
         }
     }
 
