@@ -1143,6 +1143,13 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 assertEquals(0, openHolds(requestId));
                 assertEquals(OPENING_MICROS, balanceMicros(customer.email()));
             }
+            // Monitoring sees every failed attempt, per provider and status (issue: "upstream errors by provider").
+            String metrics = sendTo(base, "GET", "/prometheus", null, null).raw().body();
+            for (String provider : List.of("busy-a", "busy-b")) {
+                assertTrue(metrics.lines().anyMatch(l -> l.startsWith("tollgate_upstream_errors_total{")
+                        && l.contains("provider=\"" + provider + "\"") && l.contains("status=\"429\"")),
+                        provider + " in " + metrics.lines().filter(l -> l.contains("upstream")).toList());
+            }
         });
     }
 

@@ -538,6 +538,9 @@ final class CompletionRun implements RunningCompletion {
 
         /** Called with the run's lock held. */
         void failed(ModelProvider.UpstreamFailure failure) {
+            if (failure.invalidParam() == null) {
+                observer.onAttemptFailed(route.provider().value(), failure.status());
+            }
             if (delivered.isEmpty() && failure.invalidParam() != null) {
                 // Nothing went upstream: the client's request is at fault, and nothing is charged.
                 finishWithFailure(new CompletionFailure(400, "invalid_request_error", "invalid_request",

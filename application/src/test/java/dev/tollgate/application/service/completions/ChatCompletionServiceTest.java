@@ -192,6 +192,8 @@ class ChatCompletionServiceTest {
         /** What onSettled was told: "status provider prompt+completion charged-micros". */
         final List<String> settlements = Collections.synchronizedList(new ArrayList<>());
         final StringBuilder text = new StringBuilder();
+        /** Failed attempts, "provider status", as monitoring sees them. */
+        final List<String> failedAttempts = Collections.synchronizedList(new ArrayList<>());
         volatile CompletionResult result;
         volatile CompletionFailure failure;
 
@@ -225,6 +227,11 @@ class ChatCompletionServiceTest {
         @Override
         public void onLogprobs(String contentJson) {
             events.add("logprobs");
+        }
+
+        @Override
+        public void onAttemptFailed(String provider, int status) {
+            failedAttempts.add(provider + " " + status);
         }
 
         @Override
@@ -937,6 +944,7 @@ class ChatCompletionServiceTest {
             assertEquals(100, fallback.maxTokens());
             assertEquals(new ModelId("test/pair"), fallback.request().model());
             assertTrue(started.observer().events.isEmpty(), "the client sees nothing of the failed attempt");
+            assertEquals(List.of("alpha 503"), started.observer().failedAttempts, "monitoring does");
 
             fallback.firstByte().delta("ok");
             fallback.finish("stop", new TokenUsage(3, 5));

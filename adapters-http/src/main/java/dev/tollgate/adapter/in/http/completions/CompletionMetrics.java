@@ -77,6 +77,15 @@ public final class CompletionMetrics {
             }
 
             @Override
+            public void onAttemptFailed(String provider, int status) {
+                Counter.builder("tollgate.upstream.errors")
+                        .description("Failed attempts at a provider, including those a fallback or retry hid")
+                        .tag("provider", provider).tag("status", Integer.toString(status)).register(registry)
+                        .increment();
+                delegate.onAttemptFailed(provider, status);
+            }
+
+            @Override
             public void onComplete(CompletionResult result) {
                 Timer.builder("tollgate.completion.duration").tag("model", model).register(registry)
                         .record(Duration.ofNanos(System.nanoTime() - start));

@@ -42,6 +42,14 @@ public interface CompletionObserver {
     default void onLogprobs(String contentJson) {
     }
 
+    /**
+     * One attempt at a provider failed ({@code status}: its HTTP status, 504 for a timeout, 502 when unreachable or
+     * unreadable); another route or a retry may still serve the request. For every failed attempt, whether the
+     * client saw it or not — what monitoring needs when a fallback hides a failing provider.
+     */
+    default void onAttemptFailed(String provider, int status) {
+    }
+
     void onComplete(CompletionResult result);
 
     /** @param failure {@link CompletionFailure#afterOutput()} tells whether any delta was delivered before it */
