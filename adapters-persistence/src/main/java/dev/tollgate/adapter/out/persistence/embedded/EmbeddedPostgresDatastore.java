@@ -426,8 +426,10 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         if (others > 0) {
             // Another gateway or a CLI command attached to this server: stopping it would cut them off mid-work.
             // It keeps running; the next process on this directory attaches to it.
-            LOG.info("Leaving the embedded PostgreSQL on port {} running: {} connection(s) of other processes use it",
-                    port, others);
+            // A warning, so that a CLI command (which logs only warnings) says it too: the server outlives it.
+            LOG.warn("Leaving the embedded PostgreSQL on port {} running: {} connection(s) of other processes use it; "
+                    + "the next gateway on {} attaches to it; to stop it, send SIGTERM to the pid on the first line of "
+                    + "its postmaster.pid", port, others, pgData);
             return;
         }
         owned.close();
