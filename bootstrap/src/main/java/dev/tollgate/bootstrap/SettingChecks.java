@@ -5,6 +5,9 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.env.Environment;
 import io.micronaut.core.type.Argument;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,6 +63,8 @@ final class SettingChecks {
         });
         COUNTS.forEach((property, least) -> count(environment, property, least));
         bool(environment, "tollgate.playground.user-billed");
+        usd(environment, "tollgate.billing.slice-usd");
+        readableFile(environment, "tollgate.catalog");
         oneOf(environment, "tollgate.http.forwarded-header", List.of("x-forwarded-for", "forwarded"));
         // Its own sentence names the variable and the entry that is no address or CIDR block.
         new SourceAddresses(environment.getProperty("tollgate.http.trusted-proxies", Argument.listOf(String.class))
@@ -170,6 +175,39 @@ final class SettingChecks {
             throw new IllegalArgumentException(named(property) + " must be at most 366d; it was " + text);
         }
         return value;
+    }
+
+    /** A positive USD amount in whole micro-dollars, written as a plain decimal (money is never a float). */
+    private static void usd(Environment environment, String property) {
+        String text = text(environment, property);
+        if (text == null) {
+            return;
+        }
+        boolean fine;
+        try {
+            BigDecimal amount = new BigDecimal(text.strip());
+            fine = amount.signum() > 0 && amount.stripTrailingZeros().scale() <= 6
+                    && amount.compareTo(BigDecimal.valueOf(1_000_000_000L)) <= 0;
+        } catch (NumberFormatException e) {
+            fine = false;
+        }
+        if (!fine) {
+            throw new IllegalArgumentException(named(property) + " must be a positive amount of US dollars with at "
+                    + "most 6 decimals, e.g. 1 or 0.25; it was " + text);
+        }
+    }
+
+    /** A file the gateway reads at start-up: it must be there and readable (an empty value means none is set). */
+    private static void readableFile(Environment environment, String property) {
+        String text = text(environment, property);
+        if (text == null || text.isBlank()) {
+            return;
+        }
+        Path file = Path.of(text.strip());
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw new IllegalArgumentException(named(property) + " must name a readable file; "
+                    + (Files.exists(file) ? "it cannot be read as one: " : "there is no file ") + text);
+        }
     }
 
     private static void bool(Environment environment, String property) {

@@ -64,6 +64,25 @@ class SettingChecksTest {
     }
 
     @Test
+    void aSliceAmountAndTheCatalogFileAreCheckedNamingTheVariable() throws java.io.IOException {
+        refused("tollgate.billing.slice-usd", "-1", "positive amount of US dollars");
+        refused("tollgate.billing.slice-usd", "0", "positive amount of US dollars");
+        refused("tollgate.billing.slice-usd", "0.0000001", "at most 6 decimals");
+        refused("tollgate.billing.slice-usd", "lots", "positive amount of US dollars");
+        refused("tollgate.catalog", "/no/such/catalog.yml", "there is no file /no/such/catalog.yml");
+        refused("tollgate.catalog", System.getProperty("java.io.tmpdir"), "cannot be read as one");
+        java.nio.file.Path catalog = java.nio.file.Files.createTempFile("catalog", ".yml");
+        try {
+            assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.billing.slice-usd", "0.25",
+                    "tollgate.catalog", catalog.toString()))));
+            assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.catalog", ""))),
+                    "an empty value is the shipped catalog");
+        } finally {
+            java.nio.file.Files.delete(catalog);
+        }
+    }
+
+    @Test
     void aFailedStartAsksTheChecksForTheSentenceThatNamesTheVariable() {
         System.setProperty("tollgate.limits.ip.per-minute", "0");
         try {
