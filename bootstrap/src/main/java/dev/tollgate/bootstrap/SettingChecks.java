@@ -177,7 +177,7 @@ final class SettingChecks {
         return value;
     }
 
-    /** A positive USD amount in whole micro-dollars, written as a plain decimal (money is never a float). */
+    /** A positive USD amount in whole micro-dollars, written as a plain decimal, read exactly (BigDecimal). */
     private static void usd(Environment environment, String property) {
         String text = text(environment, property);
         if (text == null) {
