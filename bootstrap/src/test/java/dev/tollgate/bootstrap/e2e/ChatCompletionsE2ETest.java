@@ -556,100 +556,79 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     @Test
-    void aSimulatorRouteWithToolsAnswersWithAToolCallThenWithTextAfterItsResult() throws IOException {
+    void theShippedPricedSimulatorAnswersWithAToolCallThenWithTextAfterItsResult() throws IOException {
         // What lets clients test a tool loop (the openai SDK's runTools, tool_choice "required") offline.
-        String tools = """
-                providers:
-                  sim: {type: simulator, time-to-first-token-ms: 1, tokens-per-second: 0, output-tokens: 12}
-                models:
-                  - id: test/tools
-                    context-length: 16384
-                    max-output-tokens: 4096
-                    routes:
-                      - provider: sim
-                        model: sim-tools
-                        input-usd-per-million: "1.00"
-                        output-usd-per-million: "3.00"
-                        capabilities: {tools: true}
-                """;
-        Path catalog = Files.createTempFile("tollgate-catalog", ".yml");
-        write(catalog, tools, Instant.now().minusSeconds(60));
         Customer customer = customer();
         String ask = "{\"role\":\"user\",\"content\":\"Weather in Paris?\"}";
         String offered = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
                 + "\"parameters\":{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},"
                 + "\"required\":[\"city\"]}}}],\"tool_choice\":\"required\"";
-        try (ApplicationContext gateway = startGateway(catalog)) {
-            URL base = gateway.getBean(EmbeddedServer.class).getURL();
-            Reply reply = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
-                    "{\"model\":\"test/tools\",\"messages\":[" + ask + "]," + offered + "}");
-            assertEquals(200, reply.status(), reply.raw().body());
-            Map<String, Object> choice = map(list(reply.json().get("choices")).get(0));
-            assertEquals("tool_calls", choice.get("finish_reason"));
-            Map<String, Object> message = map(choice.get("message"));
-            assertNull(message.get("content"), "only a tool call: no content");
-            List<Object> calls = list(message.get("tool_calls"));
-            assertEquals(1, calls.size(), calls.toString());
-            Map<String, Object> call = map(calls.get(0));
-            assertTrue(call.get("id") instanceof String id && id.startsWith("call_"), call.toString());
-            assertEquals("function", call.get("type"));
-            Map<String, Object> function = map(call.get("function"));
-            assertEquals("get_weather", function.get("name"));
-            String arguments = (String) function.get("arguments");
-            assertInstanceOf(String.class, parse(arguments).get("city"), arguments);
-            long completionTokens = integer(map(reply.json().get("usage")).get("completion_tokens"), "completion");
-            LedgerRow row = awaitSettled(reply.header("x-request-id"));
-            assertEquals("completed", row.status());
-            assertEquals(completionTokens, row.completionTokens(), "the call's pieces are billed as output");
+        Reply reply = chat(customer.key(),
+                "{\"model\":\"" + PRICED + "\",\"messages\":[" + ask + "]," + offered + "}");
+        assertEquals(200, reply.status(), reply.raw().body());
+        Map<String, Object> choice = map(list(reply.json().get("choices")).get(0));
+        assertEquals("tool_calls", choice.get("finish_reason"));
+        Map<String, Object> message = map(choice.get("message"));
+        assertNull(message.get("content"), "only a tool call: no content");
+        List<Object> calls = list(message.get("tool_calls"));
+        assertEquals(1, calls.size(), calls.toString());
+        Map<String, Object> call = map(calls.get(0));
+        assertTrue(call.get("id") instanceof String id && id.startsWith("call_"), call.toString());
+        assertEquals("function", call.get("type"));
+        Map<String, Object> function = map(call.get("function"));
+        assertEquals("get_weather", function.get("name"));
+        String arguments = (String) function.get("arguments");
+        assertInstanceOf(String.class, parse(arguments).get("city"), arguments);
+        long completionTokens = integer(map(reply.json().get("usage")).get("completion_tokens"), "completion");
+        LedgerRow row = awaitSettled(reply.header("x-request-id"));
+        assertEquals("completed", row.status());
+        assertEquals(completionTokens, row.completionTokens(), "the call's pieces are billed as output");
 
-            // Streamed: the call's head, then its arguments in fragments, as OpenAI streams them.
-            Reply streamed = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
-                    "{\"model\":\"test/tools\",\"stream\":true,\"messages\":[" + ask + "]," + offered + "}");
-            assertEquals(200, streamed.status(), streamed.raw().body());
-            List<String> data = parseSse(streamed.raw().body()).data();
-            assertEquals("[DONE]", data.get(data.size() - 1));
-            StringBuilder fragments = new StringBuilder();
-            List<Object> finishReasons = new ArrayList<>();
-            Object streamedId = null;
-            for (String chunk : data.subList(0, data.size() - 1)) {
-                for (Object c : list(parse(chunk).get("choices"))) {
-                    Map<String, Object> delta = map(map(c).get("delta"));
-                    if (map(c).get("finish_reason") != null) {
-                        finishReasons.add(map(c).get("finish_reason"));
-                    }
-                    if (delta.get("tool_calls") == null) {
-                        continue;
-                    }
-                    Map<String, Object> piece = map(list(delta.get("tool_calls")).get(0));
-                    assertEquals(0, integer(piece.get("index"), "index"), chunk);
-                    if (streamedId == null) {
-                        streamedId = piece.get("id");
-                        assertEquals("get_weather", map(piece.get("function")).get("name"), chunk);
-                    }
-                    fragments.append((String) map(piece.get("function")).get("arguments"));
+        // Streamed: the call's head, then its arguments in fragments, as OpenAI streams them.
+        Reply streamed = chat(customer.key(),
+                "{\"model\":\"" + PRICED + "\",\"stream\":true,\"messages\":[" + ask + "]," + offered + "}");
+        assertEquals(200, streamed.status(), streamed.raw().body());
+        List<String> data = parseSse(streamed.raw().body()).data();
+        assertEquals("[DONE]", data.get(data.size() - 1));
+        StringBuilder fragments = new StringBuilder();
+        List<Object> finishReasons = new ArrayList<>();
+        Object streamedId = null;
+        for (String chunk : data.subList(0, data.size() - 1)) {
+            for (Object c : list(parse(chunk).get("choices"))) {
+                Map<String, Object> delta = map(map(c).get("delta"));
+                if (map(c).get("finish_reason") != null) {
+                    finishReasons.add(map(c).get("finish_reason"));
                 }
+                if (delta.get("tool_calls") == null) {
+                    continue;
+                }
+                Map<String, Object> piece = map(list(delta.get("tool_calls")).get(0));
+                assertEquals(0, integer(piece.get("index"), "index"), chunk);
+                if (streamedId == null) {
+                    streamedId = piece.get("id");
+                    assertEquals("get_weather", map(piece.get("function")).get("name"), chunk);
+                }
+                fragments.append((String) map(piece.get("function")).get("arguments"));
             }
-            assertEquals(call.get("id"), streamedId, "deterministic: the same prompt, the same call");
-            assertEquals(arguments, fragments.toString());
-            assertEquals(List.of("tool_calls"), finishReasons);
-
-            // The tool's result goes back: the model answers in text, so the client's loop ends.
-            String assistant = "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"" + call.get("id")
-                    + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
-                    + json.writeValueAsString(arguments) + "}}]}";
-            String result = "{\"role\":\"tool\",\"tool_call_id\":\"" + call.get("id") + "\",\"content\":\"sunny\"}";
-            Reply answer = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
-                    "{\"model\":\"test/tools\",\"messages\":[" + ask + "," + assistant + "," + result + "],"
-                            + offered + "}");
-            assertEquals(200, answer.status(), answer.raw().body());
-            Map<String, Object> answered = map(list(answer.json().get("choices")).get(0));
-            assertEquals("stop", answered.get("finish_reason"));
-            assertNull(map(answered.get("message")).get("tool_calls"), answered.toString());
-            assertTrue(map(answered.get("message")).get("content") instanceof String text && !text.isBlank(),
-                    answered.toString());
-        } finally {
-            Files.deleteIfExists(catalog);
         }
+        assertEquals(call.get("id"), streamedId, "deterministic: the same prompt, the same call");
+        assertEquals(arguments, fragments.toString());
+        assertEquals(List.of("tool_calls"), finishReasons);
+
+        // The tool's result goes back: the model answers in text, so the client's loop ends.
+        String assistant = "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"" + call.get("id")
+                + "\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":"
+                + json.writeValueAsString(arguments) + "}}]}";
+        String result = "{\"role\":\"tool\",\"tool_call_id\":\"" + call.get("id") + "\",\"content\":\"sunny\"}";
+        Reply answer = chat(customer.key(),
+                "{\"model\":\"" + PRICED + "\",\"messages\":[" + ask + "," + assistant + "," + result + "],"
+                        + offered + "}");
+        assertEquals(200, answer.status(), answer.raw().body());
+        Map<String, Object> answered = map(list(answer.json().get("choices")).get(0));
+        assertEquals("stop", answered.get("finish_reason"));
+        assertNull(map(answered.get("message")).get("tool_calls"), answered.toString());
+        assertTrue(map(answered.get("message")).get("content") instanceof String text && !text.isBlank(),
+                answered.toString());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -968,6 +947,22 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         return ApplicationContext.run(EmbeddedServer.class, properties).getApplicationContext();
     }
 
+    /**
+     * A catalog of one model ({@code context-length} 4096, {@code max-output-tokens} 64) with a route to each of the
+     * given providers (name → its YAML settings), in name order, all priced $1 per million tokens.
+     */
+    private static String testCatalog(String model, Map<String, String> providers) {
+        StringBuilder yaml = new StringBuilder("providers:\n");
+        new java.util.TreeMap<>(providers).forEach((name, settings) ->
+                yaml.append("  ").append(name).append(": ").append(settings).append('\n'));
+        yaml.append("models:\n  - id: ").append(model).append("\n    context-length: 4096\n")
+                .append("    max-output-tokens: 64\n    routes:\n");
+        new java.util.TreeMap<>(providers).keySet().forEach(name -> yaml.append("      - {provider: ").append(name)
+                .append(", model: ").append(name).append(", input-usd-per-million: \"1\", ")
+                .append("output-usd-per-million: \"1\"}\n"));
+        return yaml.toString();
+    }
+
     /** A test against a gateway of its own: gets the gateway's base URL. */
     private interface GatewayTest {
         void run(URL base) throws IOException;
@@ -1116,18 +1111,9 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     void everyProviderAtCapacityIs429TransferAgentCapacityReachedWithRetryAfterAndNoCharge() throws IOException {
         // §7.2 and sdk-contract.md: temporary capacity pressure, with an accurate small Retry-After; the request
         // produced nothing, so nothing is charged. Two providers, both always answering 429: fallback tried both.
-        String capacity = """
-                providers:
-                  busy-a: {type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}
-                  busy-b: {type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}
-                models:
-                  - id: test/busy
-                    context-length: 4096
-                    max-output-tokens: 64
-                    routes:
-                      - {provider: busy-a, model: a, input-usd-per-million: "1", output-usd-per-million: "1"}
-                      - {provider: busy-b, model: b, input-usd-per-million: "1", output-usd-per-million: "1"}
-                """;
+        String capacity = testCatalog("test/busy", Map.of(
+                "busy-a", "{type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}",
+                "busy-b", "{type: simulator, time-to-first-token-ms: 1, fail-every: 1, fail-status: 429}"));
         Customer customer = customer();
         withGateway(capacity, base -> {
             for (String extra : List.of("\"max_tokens\":5", "\"max_tokens\":5,\"stream\":true")) {
@@ -1158,17 +1144,9 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         // §2.4/§7.2 and sdk-contract.md: a non-streaming answer has not sent its status yet, so a provider failing
         // half-way is a 5xx, never a 200 without choices; a stream that began ends with one terminal error event.
         // Either way the client pays for what the provider produced.
-        String failing = """
-                providers:
-                  halfway: {type: simulator, time-to-first-token-ms: 1, tokens-per-second: 0, output-tokens: 10,
-                            fail-every: 1, fail-mode: mid-stream}
-                models:
-                  - id: test/halfway
-                    context-length: 4096
-                    max-output-tokens: 64
-                    routes:
-                      - {provider: halfway, model: h, input-usd-per-million: "1", output-usd-per-million: "1"}
-                """;
+        String failing = testCatalog("test/halfway", Map.of("halfway", "{type: simulator, "
+                + "time-to-first-token-ms: 1, tokens-per-second: 0, output-tokens: 10, fail-every: 1, "
+                + "fail-mode: mid-stream}"));
         Customer customer = customer();
         withGateway(failing, base -> {
             Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
@@ -1197,16 +1175,8 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Partly.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"I cannot say more.\"},\"finish_reason\":null}]}",
                 "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}", "[DONE]"), body -> { })) {
-            String catalogText = """
-                    providers:
-                      thinker: {type: openai, base-url: "%s"}
-                    models:
-                      - id: test/thinker
-                        context-length: 4096
-                        max-output-tokens: 64
-                        routes:
-                          - {provider: thinker, model: t, input-usd-per-million: "1", output-usd-per-million: "1"}
-                    """.formatted(upstream.baseUrl());
+            String catalogText = testCatalog("test/thinker",
+                    Map.of("thinker", "{type: openai, base-url: \"" + upstream.baseUrl() + "\"}"));
             Customer customer = customer();
             withGateway(catalogText, base -> {
                 Reply json = sendTo(base, "POST", "/v1/chat/completions", customer.key(),
