@@ -48,27 +48,60 @@ final class BalanceSlices {
     }
 
     /**
+     * How long a hold the balance cannot cover waits, between tries, while other instances give back the unused
+     * money of their slices of the account that it asked for: about a second in all.
+     */
+    private static final long[] RECALL_WAITS_MILLIS = {50, 100, 150, 200, 250, 250};
+
+    /**
      * Takes {@code amount} from the account's slice, topping the slice up from the balance when it is short.
-     * False when the balance cannot cover it; nothing changes then.
+     * When the balance cannot cover it either but other instances' slices hold enough unused money, asks them for
+     * it back and tries again for about a second. False when the account's money cannot cover it; nothing is
+     * taken then, and this instance's own unused remainder has gone back to the balance (for the other instances).
+     * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
     boolean take(AccountId account, long amount) {
+        int waits = 0;
         while (true) {
             Slice slice = slices.computeIfAbsent(account.value(), a -> new Slice());
+            boolean recalled;
             synchronized (slice) {
                 if (slice.retired) {
                     continue;
                 }
-                slice.lastUsedNanos = System.nanoTime();
                 if (slice.available >= amount) {
                     slice.available -= amount;
                     return true;
                 }
-                long granted = grant(account.value(), amount - slice.available);
-                if (granted == 0) {
-                    return false;
+                TopUp topUp = topUp(account.value(), amount - slice.available, slice.available);
+                if (topUp.granted() > 0) {
+                    slice.available += topUp.granted() - amount;
+                    return true;
                 }
-                slice.available += granted - amount;
-                return true;
+                slice.available -= topUp.returned();
+                recalled = topUp.recalled();
+            }
+            if (!recalled || waits == RECALL_WAITS_MILLIS.length) {
+                return false;
+            }
+            try {
+                Thread.sleep(RECALL_WAITS_MILLIS[waits++]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /**
+     * A hold taken from the account's slice was placed: the slice is in use. A slice whose holds were all refused
+     * (a key over its limit, retried in a loop) is idle, so its money goes back to the balance for other instances.
+     */
+    void used(AccountId account) {
+        Slice slice = slices.get(account.value());
+        if (slice != null) {
+            synchronized (slice) {
+                slice.lastUsedNanos = System.nanoTime();
             }
         }
     }
@@ -89,8 +122,20 @@ final class BalanceSlices {
         }
     }
 
-    /** Moves need (plus a margin) from the balance into this instance's slice in one transaction; 0 if short. */
-    private long grant(UUID account, long need) {
+    /**
+     * What a top-up did: {@code granted} moved from the balance into the slice (0: the balance was short); when short,
+     * {@code returned} of the slice's unused remainder went back to the balance, and {@code recalled} says whether
+     * other instances were asked for the unused money of their slices because it would cover the hold.
+     */
+    private record TopUp(long granted, long returned, boolean recalled) {
+    }
+
+    /**
+     * Moves need (plus a margin) from the balance into this instance's slice in one transaction. When the balance is
+     * short, gives the slice's unused {@code remainder} back instead, and asks the other instances for theirs (see
+     * {@link #returnRecalled}) if the balance and their unused money together cover the need.
+     */
+    private TopUp topUp(UUID account, long need, long remainder) {
         return transactions.executeWrite(status -> {
             Connection connection = status.getConnection();
             long balance;
@@ -99,18 +144,62 @@ final class BalanceSlices {
                 lock.setObject(1, account);
                 try (ResultSet rs = lock.executeQuery()) {
                     if (!rs.next()) {
-                        return 0L;
+                        return new TopUp(0, 0, false);
                     }
                     balance = rs.getLong(1);
                 }
             }
-            if (balance < need) {
-                return 0L;
+            if (balance >= need) {
+                long amount = Math.min(balance, Math.max(need, Math.min(targetMicros, balance / 4)));
+                move(connection, account, amount);
+                return new TopUp(amount, 0, false);
             }
-            long amount = Math.min(balance, Math.max(need, Math.min(targetMicros, balance / 4)));
-            move(connection, account, amount);
-            return amount;
+            if (remainder > 0) {
+                move(connection, account, -remainder);
+            }
+            boolean recall = unusedElsewhere(connection, account) >= need - balance;
+            if (recall) {
+                recall(connection, account);
+            }
+            return new TopUp(0, remainder, recall);
         });
+    }
+
+    /**
+     * The money other instances' slices of the account hold beyond their open holds: what they could give back.
+     * 0 without a scan of the holds when no other instance has a slice (the common case of a refusal: the account
+     * is out of money).
+     */
+    private long unusedElsewhere(Connection connection, UUID account) throws SQLException {
+        long sliced = sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM balance_slice "
+                + "WHERE account_id = ? AND instance_id <> ?", account);
+        if (sliced == 0) {
+            return 0;
+        }
+        // request_hold has no index on the account (migration V9): it holds only the requests in flight.
+        return sliced - sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM request_hold "
+                + "WHERE account_id = ? AND instance_id <> ?", account);
+    }
+
+    private long sum(Connection connection, String sql, UUID account) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            query.setObject(1, account);
+            query.setString(2, instanceId);
+            try (ResultSet rs = query.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Marks the other instances' slices of the account as wanted back. */
+    private void recall(Connection connection, UUID account) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE balance_slice SET recalled = true "
+                + "WHERE account_id = ? AND instance_id <> ? AND amount_micros > 0 AND NOT recalled")) {
+            update.setObject(1, account);
+            update.setString(2, instanceId);
+            update.executeUpdate();
+        }
     }
 
     /** From the balance into this instance's slice ({@code amount} > 0) or back ({@code amount} < 0). */
@@ -182,6 +271,54 @@ final class BalanceSlices {
         }
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Gives back the unused part of every slice of this instance that another instance recalled (it could not
+     * cover a hold without it), idle or not, and clears the recall. Holds in flight keep what they took.
+     */
+    void returnRecalled() {
+        List<UUID> recalled = transactions.executeRead(status -> {
+            List<UUID> ids = new ArrayList<>();
+            try (PreparedStatement query = status.getConnection().prepareStatement(
+                    "SELECT account_id FROM balance_slice WHERE instance_id = ? AND recalled")) {
+                query.setString(1, instanceId);
+                try (ResultSet rs = query.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getObject(1, UUID.class));
+                    }
+                }
+            }
+            return ids;
+        });
+        for (UUID account : recalled) {
+            Slice slice = slices.get(account);
+            long amount = 0;
+            if (slice != null) {
+                synchronized (slice) {
+                    amount = slice.available;
+                    slice.available = 0;
+                }
+            }
+            long returned = amount;
+            try {
+                transactions.executeWrite(status -> {
+                    try (PreparedStatement clear = status.getConnection().prepareStatement("UPDATE balance_slice "
+                            + "SET recalled = false WHERE account_id = ? AND instance_id = ?")) {
+                        clear.setObject(1, account);
+                        clear.setString(2, instanceId);
+                        clear.executeUpdate();
+                    }
+                    if (returned > 0) {
+                        move(status.getConnection(), account, -returned);
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                giveBack(account, returned);
+                throw e;
+            }
         }
     }
 

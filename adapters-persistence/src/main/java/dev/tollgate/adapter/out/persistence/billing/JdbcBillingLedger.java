@@ -147,7 +147,9 @@ public class JdbcBillingLedger implements BillingLedger {
             placingFailed(hold.requestId());
             throw e;
         }
-        if (outcome != HoldOutcome.PLACED) {
+        if (outcome == HoldOutcome.PLACED) {
+            slices.used(hold.accountId());
+        } else {
             slices.giveBack(hold.accountId().value(), amount);
         }
         return outcome;
@@ -591,6 +593,8 @@ public class JdbcBillingLedger implements BillingLedger {
                 leaseStanding(); // a slice is given back only as the database knows it (after a pause: reconciled)
                 slices.returnIdle(idleReturnNanos);
             }), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
+            upkeep.scheduleWithFixedDelay(this::returnRecalledSlices, RECALL_CHECK_MILLIS, RECALL_CHECK_MILLIS,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -642,6 +646,28 @@ public class JdbcBillingLedger implements BillingLedger {
      * task would end its schedule for good, silently — and a database failure may arrive as a checked exception
      * thrown through a transaction callback.
      */
+    /** How often this instance looks for slices of its that another instance recalled. */
+    private static final long RECALL_CHECK_MILLIS = 200;
+    /** The last look for recalled slices failed (upkeep thread only): its failures are logged once per outage. */
+    private boolean recallCheckFailing;
+
+    private void returnRecalledSlices() {
+        try {
+            leaseStanding(); // as for idle slices: given back only as the database knows them
+            slices.returnRecalled();
+            if (recallCheckFailing) {
+                recallCheckFailing = false;
+                LOG.info("Billing upkeep: recalled balance slices are given back again");
+            }
+        } catch (Exception e) {
+            if (!recallCheckFailing) {
+                recallCheckFailing = true;
+                LOG.warn("Billing upkeep failed (returning recalled balance slices; not logged again until it "
+                        + "works): {}", e.getMessage());
+            }
+        }
+    }
+
     private static void quietly(String what, Runnable task) {
         try {
             task.run();
@@ -949,7 +975,12 @@ public class JdbcBillingLedger implements BillingLedger {
 
     /** Gives every unused slice back to its account now, as the upkeep does when they are idle (tests). */
     void returnSlices() {
+        returnSlicesIdleFor(Duration.ZERO);
+    }
+
+    /** Gives back the unused part of every slice idle for at least {@code idle}, as the upkeep does (tests). */
+    void returnSlicesIdleFor(Duration idle) {
         leaseStanding();
-        slices.returnIdle(0);
+        slices.returnIdle(idle.toNanos());
     }
 }

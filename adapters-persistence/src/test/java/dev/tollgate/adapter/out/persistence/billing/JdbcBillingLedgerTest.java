@@ -814,6 +814,73 @@ class JdbcBillingLedgerTest {
         }
     }
 
+    /**
+     * A small balance spread over two instances' slices: each remainder alone is less than a hold, and so is the
+     * balance, but together they cover it. The instance that is short asks the other for its unused slice and
+     * places the hold within about a second (it used to refuse it for as long as requests kept both slices busy).
+     */
+    @Test
+    void aHoldTheBalanceAndAnotherInstancesIdleSliceCoverIsPlaced() throws Exception {
+        JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
+        try {
+            Account account = newAccount(dollars("0.10"));
+            Payer payer = newKey(account.id(), null);
+            Usd hold = dollars("0.033");
+            Usd charge = dollars("0.020");
+            for (JdbcBillingLedger instance : List.of(ledger, other, ledger)) {
+                String requestId = newRequestId();
+                assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
+                assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+            }
+            // Each slice keeps 13,000 µUSD, the balance 14,000: 40,000 spendable, 33,000 needed.
+            assertEquals(13_000, ledger.unusedSlice(account.id().value()));
+            assertEquals(13_000, other.unusedSlice(account.id().value()));
+            assertEquals(14_000, queryLong("SELECT balance_micros FROM account WHERE id = ?", account.id().value()));
+
+            long started = System.nanoTime();
+            String requestId = newRequestId();
+            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, requestId, hold, NOW)));
+            long waitedMillis = (System.nanoTime() - started) / 1_000_000;
+            assertTrue(waitedMillis < 1_000, "placed after " + waitedMillis + " ms");
+            assertEquals(0, ledger.unusedSlice(account.id().value()), "the recalled slice was given back");
+            assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ? AND recalled",
+                    account.id().value()), "the recall is cleared");
+            assertTrue(other.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+            assertConserved(account.id(), 100_000);
+
+            // What is left (20,000 µUSD) cannot cover another hold anywhere: refused at once, nothing recalled.
+            started = System.nanoTime();
+            assertEquals(HoldOutcome.INSUFFICIENT_BALANCE, ledger.placeHold(hold(payer, newRequestId(), hold, NOW)));
+            assertTrue((System.nanoTime() - started) / 1_000_000 < 500, "a real shortfall does not wait");
+            assertConserved(account.id(), 100_000);
+        } finally {
+            other.close();
+        }
+    }
+
+    /**
+     * Holds refused by a key's limit do not count as use of the slice they were taken from: a client retrying a
+     * capped key in a loop must not keep the account's money in this instance's slice, away from its other keys
+     * on other instances.
+     */
+    @Test
+    void aSliceWhoseHoldsAreRefusedIsIdle() throws Exception {
+        Account account = newAccount(dollars("1"));
+        Payer capped = newKey(account.id(), SpendLimit.lifetime(dollars("0.01")));
+        Payer open = newKey(account.id(), null);
+        String requestId = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(open, requestId, dollars("0.05"), NOW)));
+        assertTrue(ledger.settle(settlement(open, requestId, dollars("0.01"), NOW.plusSeconds(1))));
+        assertTrue(ledger.unusedSlice(account.id().value()) > 0);
+        Thread.sleep(300);
+        assertEquals(HoldOutcome.KEY_LIMIT_REACHED,
+                ledger.placeHold(hold(capped, newRequestId(), dollars("0.05"), NOW)));
+        ledger.returnSlicesIdleFor(Duration.ofMillis(200));
+        assertEquals(0, ledger.unusedSlice(account.id().value()),
+                "last placed hold 300 ms ago: idle, whatever was refused since");
+        assertConserved(account.id(), 1_000_000);
+    }
+
     @Test
     void g3HoldsAndSlicesOfAnInstanceThatStoppedAreReleasedByAnother() {
         JdbcBillingLedger dying = secondInstance(Duration.ofSeconds(2));
