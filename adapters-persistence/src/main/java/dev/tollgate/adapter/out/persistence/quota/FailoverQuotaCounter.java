@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
@@ -63,6 +64,8 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private final AtomicLong replayed = new AtomicLong();
     private volatile long sharedDownUntil;
     private volatile boolean down;
+    /** A caller is finding out whether the shared store is back ({@link #recover}). */
+    private final AtomicBoolean recovering = new AtomicBoolean();
     /** Back from an outage with nothing to hand over: the store has not answered yet (logged once it does). */
     private volatile boolean unconfirmed;
     /** The other instances were told that this one admits alone (and not yet that it shares again). */
@@ -83,7 +86,16 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         if (!down || System.nanoTime() - sharedDownUntil >= 0) {
             try {
                 if (down) {
-                    recover(now);
+                    // One caller at a time finds out whether the store is back; the others decide alone meanwhile
+                    // rather than queue, each for its own try of up to the store's timeout.
+                    if (!recovering.compareAndSet(false, true)) {
+                        return fallback(demand, now, null);
+                    }
+                    try {
+                        recover(now);
+                    } finally {
+                        recovering.set(false);
+                    }
                 }
                 if (announcedAlone) { // what it admitted alone has been handed to the shared store
                     announcedAlone = false;
@@ -186,11 +198,48 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         return entry.at().plus(entry.window()).isAfter(now);
     }
 
-    /** The shared store answers again: it is told what still runs before it decides anything. */
+    /**
+     * The shared store answers again: it is told what still runs before it decides anything. Callers that decided
+     * alone while it was being told are told in a second pass (and a third), so that their requests count there too.
+     */
     private synchronized void recover(Instant now) {
         if (!down) {
             return; // another caller just did
         }
+        int running = 0;
+        int admissions = 0;
+        List<SharedQuotaStore.Cooldown> cooldowns = local.cooldowns(now);
+        shared.replayCooldowns(cooldowns, now);
+        for (int pass = 0; pass < 3 && (pass == 0 || aloneSinceHandOver()); pass++) {
+            running += handOverLeases(now);
+            admissions += handOverAdmissions(now);
+        }
+        down = false;
+        if (running == 0 && admissions == 0 && cooldowns.isEmpty()) {
+            // Nothing was handed over, so nothing has reached the store yet: the next decision tells.
+            unconfirmed = true;
+            return;
+        }
+        LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
+                + "admitted during the outage still run, {} admissions still in their windows and {} running "
+                + "cooldowns, now counted there)", running, admissions, cooldowns.size());
+    }
+
+    /** Whether a request was admitted alone since the last hand-over (by a caller that did not wait for it). */
+    private boolean aloneSinceHandOver() {
+        if (!aloneInWindows.isEmpty() || !aloneInSets.isEmpty()) {
+            return true;
+        }
+        for (SlotLease lease : localLeases.values()) {
+            if (!adopted.containsKey(lease.id())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Hands the slots granted alone that still run over to the shared store; how many. */
+    private int handOverLeases(Instant now) {
         List<SlotLease> running = new ArrayList<>();
         for (SlotLease lease : localLeases.values()) {
             if (!adopted.containsKey(lease.id())) { // handed over after an earlier outage already
@@ -206,6 +255,11 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 releaseShared(taken.get(i), now);
             }
         }
+        return running.size();
+    }
+
+    /** Replays what was admitted alone and still counts in its window or set; how many entries. */
+    private int handOverAdmissions(Instant now) {
         ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows = aloneInWindows;
         Map<String, SharedQuotaStore.Entry> sets = aloneInSets;
         aloneInWindows = new ConcurrentLinkedDeque<>();
@@ -221,24 +275,14 @@ public final class FailoverQuotaCounter implements QuotaCounter {
                 admissions.add(entry);
             }
         }
-        List<SharedQuotaStore.Cooldown> cooldowns = local.cooldowns(now);
         try {
             shared.replay(admissions);
-            shared.replayCooldowns(cooldowns, now);
         } catch (Unavailable e) {
             aloneInWindows.addAll(windows); // told again at the next try (an admission added twice counts once)
             aloneInSets.putAll(sets);
             throw e;
         }
-        down = false;
-        if (running.isEmpty() && admissions.isEmpty() && cooldowns.isEmpty()) {
-            // Nothing was handed over, so nothing has reached the store yet: the next decision tells.
-            unconfirmed = true;
-            return;
-        }
-        LOG.info("The shared rate-limit store answers again; limits are shared across instances again ({} requests "
-                + "admitted during the outage still run, {} admissions still in their windows and {} running "
-                + "cooldowns, now counted there)", running.size(), admissions.size(), cooldowns.size());
+        return admissions.size();
     }
 
     private TrafficDemand share(TrafficDemand demand) {

@@ -184,6 +184,76 @@ class FailoverQuotaCounterTest {
         assertEquals(2, shared.inside.inFlight(SLOTS));
     }
 
+    /**
+     * While one caller finds out whether the shared store is back (it may wait up to the store's timeout), the
+     * others decide alone at once instead of queueing behind it, each for a try of its own (an audit saw waits of
+     * up to 4 s at 60 requests a second); what they admit meanwhile is handed over before the store decides alone.
+     */
+    @Test
+    void whileOneCallerFindsOutWhetherTheStoreIsBackTheOthersDecideAloneAtOnce() throws Exception {
+        java.util.concurrent.CountDownLatch inHandOver = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+        SharedQuotaStore slowToAnswer = new SharedQuotaStore() {
+            @Override
+            public QuotaDecision decide(TrafficDemand demand, Instant now) {
+                return shared.decide(demand, now);
+            }
+
+            @Override
+            public void release(SlotLease lease, Instant now) {
+                shared.release(lease, now);
+            }
+
+            @Override
+            public List<SlotLease> reinstate(List<SlotLease> adopted) {
+                if (inHandOver.getCount() > 0 && !shared.down) {
+                    inHandOver.countDown();
+                    try {
+                        letGo.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return shared.reinstate(adopted);
+            }
+
+            @Override
+            public void replay(List<Entry> admissions) {
+                shared.replay(admissions);
+            }
+
+            @Override
+            public void replayCooldowns(List<Cooldown> cooldowns, Instant now) {
+                shared.replayCooldowns(cooldowns, now);
+            }
+        };
+        FailoverQuotaCounter counter = new FailoverQuotaCounter(slowToAnswer, local, StoreFailurePolicy.LOCAL_SHARE,
+                () -> 1, AloneInstances.NONE, Duration.ZERO);
+        shared.down = true;
+        assertTrue(counter.decide(demand(10, 5), NOW).admitted(), "alone");
+        shared.down = false;
+        java.util.concurrent.CompletableFuture<QuotaDecision> finding = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> counter.decide(demand(10, 5), NOW));
+        assertTrue(inHandOver.await(5, java.util.concurrent.TimeUnit.SECONDS));
+
+        long started = System.nanoTime();
+        QuotaDecision meanwhile = counter.decide(demand(10, 5), NOW);
+        assertTrue(meanwhile.admitted(), "decided alone");
+        assertTrue(System.nanoTime() - started < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500),
+                "without waiting for the caller that asks the store");
+        assertEquals(2, local.inFlight(SLOTS));
+
+        letGo.countDown();
+        assertTrue(finding.get(5, java.util.concurrent.TimeUnit.SECONDS).admitted());
+        assertFalse(counter.sharedStoreDown());
+        assertEquals(3, shared.inside.inFlight(SLOTS),
+                "the request admitted before the hand-over began, the one admitted during it, and the new one");
+        assertEquals(2, shared.replayedEntries.stream().filter(e -> e.bucket().equals(WINDOW)).count(),
+                "both admissions made alone count in the shared window");
+        counter.release(meanwhile.lease(), NOW);
+        assertEquals(2, shared.inside.inFlight(SLOTS), "handed over in the second pass, given back there too");
+    }
+
     @Test
     void aRequestHandedOverAfterOneOutageIsNotHandedOverAgainAfterTheNext() {
         FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
