@@ -41,10 +41,15 @@ final class BalanceSlices {
     private final long targetMicros;
     private final Map<UUID, Slice> slices = new ConcurrentHashMap<>();
 
-    BalanceSlices(TransactionOperations<Connection> transactions, String instanceId, long targetMicros) {
+    /** Requests whose hold placing failed: a hold of theirs is not covered by the slice (JdbcBillingLedger). */
+    private final Set<String> limbo;
+
+    BalanceSlices(TransactionOperations<Connection> transactions, String instanceId, long targetMicros,
+            Set<String> limbo) {
         this.transactions = transactions;
         this.instanceId = instanceId;
         this.targetMicros = targetMicros;
+        this.limbo = limbo;
     }
 
     /**
@@ -371,11 +376,15 @@ final class BalanceSlices {
             lock.executeQuery().close();
         }
         long amount;
+        // Holds in limbo are left out: their amount went back to the slice when their placing failed, so the slice
+        // does not cover them (counting them kept their amount in the slice row for good after the withdrawal).
         try (PreparedStatement query = connection.prepareStatement("SELECT s.amount_micros, COALESCE((SELECT "
                 + "sum(h.amount_micros) FROM request_hold h WHERE h.instance_id = s.instance_id AND h.account_id = "
-                + "s.account_id), 0) FROM balance_slice s WHERE s.account_id = ? AND s.instance_id = ? FOR UPDATE")) {
-            query.setObject(1, account);
-            query.setString(2, instanceId);
+                + "s.account_id AND NOT h.request_id = ANY (?)), 0) FROM balance_slice s WHERE s.account_id = ? "
+                + "AND s.instance_id = ? FOR UPDATE")) {
+            query.setArray(1, connection.createArrayOf("text", limbo.toArray()));
+            query.setObject(2, account);
+            query.setString(3, instanceId);
             try (ResultSet rs = query.executeQuery()) {
                 if (!rs.next()) {
                     return 0L; // given back already

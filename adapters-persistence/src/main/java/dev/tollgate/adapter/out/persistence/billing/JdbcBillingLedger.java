@@ -32,8 +32,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -98,7 +100,16 @@ public class JdbcBillingLedger implements BillingLedger {
      * coming back.
      */
     private volatile Instant healthySince;
-    private final Object renewal = new Object();
+    /**
+     * Requests whose hold placing failed (refused, nothing sent upstream) while the hold may still have been
+     * committed: their amount went back to this instance's slice at once, so a hold of theirs found later is not
+     * covered by the slice — withdrawing or expiring it moves no money, and a reconciliation leaves it out.
+     */
+    private final Set<String> limbo = ConcurrentHashMap.newKeySet();
+    /** Held while the lease is renewed: by the upkeep, or by a request that found the lease too old to trust. */
+    private final java.util.concurrent.locks.ReentrantLock renewal = new java.util.concurrent.locks.ReentrantLock();
+    /** Longest a request waits for a renewal another thread has begun (the statement timeout). */
+    private final Duration renewalWait;
 
     JdbcBillingLedger(TransactionOperations<Connection> transactions, DataSource dataSource,
             DataSourceResolver resolver, Clock clock,
@@ -121,7 +132,8 @@ public class JdbcBillingLedger implements BillingLedger {
         this.clock = clock;
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();
-        this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros());
+        this.renewalWait = statementTimeout;
+        this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros(), limbo);
         this.holds = new GroupCommit<>("billing-holds", MAX_BATCH, batch -> retried(() -> writeHolds(batch)));
         this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH, settlementLinger.toNanos(),
                 batch -> retried(() -> writeSettlementsApart(batch)));
@@ -143,8 +155,7 @@ public class JdbcBillingLedger implements BillingLedger {
         try {
             outcome = holds.submit(hold, WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (RuntimeException e) {
-            slices.giveBack(hold.accountId().value(), amount);
-            placingFailed(hold.requestId());
+            placingFailed(hold);
             throw e;
         }
         if (outcome == HoldOutcome.PLACED) {
@@ -419,7 +430,8 @@ public class JdbcBillingLedger implements BillingLedger {
             return outcome;
         });
         for (Settled settled : done) {
-            if (instanceId.equals(settled.hold().instanceId())) {
+            // A hold in limbo (an expiry of one never withdrawn): its amount went back when its placing failed.
+            if (instanceId.equals(settled.hold().instanceId()) && !limbo.remove(settled.hold().requestId())) {
                 slices.giveBack(settled.hold().accountId(), settled.hold().amountMicros() - settled.charge());
             }
         }
@@ -609,7 +621,14 @@ public class JdbcBillingLedger implements BillingLedger {
      * statement still running in the database has either committed or been cancelled.
      */
     void placingFailed(String requestId) {
+        limbo.add(requestId);
         withdrawLater(requestId, 0);
+    }
+
+    /** Its amount back into the slice, and the hold withdrawn if it was committed after all. */
+    private void placingFailed(HoldRequest hold) {
+        slices.giveBack(hold.accountId().value(), hold.amount().micros());
+        placingFailed(hold.requestId());
     }
 
     private void withdrawLater(String requestId, int attempt) {
@@ -620,18 +639,7 @@ public class JdbcBillingLedger implements BillingLedger {
         try {
             scheduler.schedule(() -> {
                 try {
-                    int removed = transactions.executeWrite(status -> {
-                        try (PreparedStatement delete = status.getConnection().prepareStatement(
-                                "DELETE FROM request_hold WHERE request_id = ? AND instance_id = ?")) {
-                            delete.setString(1, requestId);
-                            delete.setString(2, instanceId);
-                            return delete.executeUpdate();
-                        }
-                    });
-                    if (removed > 0) {
-                        LOG.info("Withdrew the hold of {}, placed as the database failed (the request was refused)",
-                                requestId);
-                    }
+                    withdraw(requestId);
                 } catch (Exception e) { // a database failure may come through the callback unwrapped
                     withdrawLater(requestId, attempt + 1);
                 }
@@ -641,11 +649,6 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
-    /**
-     * Runs an upkeep task so that a failure is logged and the next run still comes: an exception out of a scheduled
-     * task would end its schedule for good, silently — and a database failure may arrive as a checked exception
-     * thrown through a transaction callback.
-     */
     /** How often this instance looks for slices of its that another instance recalled. */
     private static final long RECALL_CHECK_MILLIS = 200;
     /** The last look for recalled slices failed (upkeep thread only): its failures are logged once per outage. */
@@ -668,6 +671,27 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
+    /** Deletes the hold of a request whose placing failed, if it was committed; the database has answered then. */
+    private void withdraw(String requestId) {
+        int removed = transactions.executeWrite(status -> {
+            try (PreparedStatement delete = status.getConnection().prepareStatement(
+                    "DELETE FROM request_hold WHERE request_id = ? AND instance_id = ?")) {
+                delete.setString(1, requestId);
+                delete.setString(2, instanceId);
+                return delete.executeUpdate();
+            }
+        });
+        limbo.remove(requestId); // withdrawn, or never committed
+        if (removed > 0) {
+            LOG.info("Withdrew the hold of {}, placed as the database failed (the request was refused)", requestId);
+        }
+    }
+
+    /**
+     * Runs an upkeep task so that a failure is logged and the next run still comes: an exception out of a scheduled
+     * task would end its schedule for good, silently — and a database failure may arrive as a checked exception
+     * thrown through a transaction callback.
+     */
     private static void quietly(String what, Runnable task) {
         try {
             task.run();
@@ -682,10 +706,35 @@ public class JdbcBillingLedger implements BillingLedger {
      * instance took this one for stopped (and then reconciles the slices).
      */
     private void leaseStanding() {
-        Instant renewed = renewedAt;
-        if (renewed == null || Duration.between(renewed, clock.instant()).compareTo(trustedLease()) > 0) {
-            renewLease();
+        if (!leaseStale()) {
+            return;
         }
+        // With a slow database every request finds the lease stale at once: each waits for the renewal already
+        // under way, not for one of its own after it (a fault audit saw requests queue here for up to 49 s), and
+        // no longer than the statement timeout — then it fails as the database being unavailable (503).
+        boolean locked;
+        try {
+            locked = renewal.tryLock(renewalWait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            locked = false;
+        }
+        if (!locked) {
+            throw new IllegalStateException("the database did not confirm this instance's billing lease in time",
+                    new java.sql.SQLTransientConnectionException("billing lease renewal took over " + renewalWait));
+        }
+        try {
+            if (leaseStale()) {
+                renewLease();
+            }
+        } finally {
+            renewal.unlock();
+        }
+    }
+
+    private boolean leaseStale() {
+        Instant renewed = renewedAt;
+        return renewed == null || Duration.between(renewed, clock.instant()).compareTo(trustedLease()) > 0;
     }
 
     /** How long a renewal is trusted here: the lease less a third, for clocks that differ between instances. */
@@ -705,7 +754,8 @@ public class JdbcBillingLedger implements BillingLedger {
      * ({@link BalanceSlices#reconcile}) before it takes another hold from them.
      */
     private void renewLease() {
-        synchronized (renewal) {
+        renewal.lock();
+        try {
             Instant now = clock.instant();
             boolean lapsed = transactions.executeWrite(status -> {
                 Connection connection = status.getConnection();
@@ -738,6 +788,8 @@ public class JdbcBillingLedger implements BillingLedger {
                 healthySince = now;
             }
             renewedAt = now;
+        } finally {
+            renewal.unlock();
         }
     }
 
@@ -948,6 +1000,30 @@ public class JdbcBillingLedger implements BillingLedger {
                 upkeep.shutdownNow();
             }
         }
+    }
+
+    /** Places the hold and then fails as when the database stalled after committing it (tests). */
+    void placeButFail(HoldRequest hold) {
+        if (placeHold(hold) != HoldOutcome.PLACED) {
+            throw new IllegalStateException("not placed");
+        }
+        placingFailed(hold);
+    }
+
+    /** Holds the renewal lock for {@code busy}, as a renewal on a slow database would (tests). */
+    void renewingFor(Duration busy, Runnable whileHeld) throws InterruptedException {
+        renewal.lock();
+        try {
+            whileHeld.run();
+            Thread.sleep(busy.toMillis());
+        } finally {
+            renewal.unlock();
+        }
+    }
+
+    /** Withdraws now what {@link #placingFailed} withdraws after a few seconds (tests whose upkeep is paused). */
+    void withdrawNow(String requestId) {
+        withdraw(requestId);
     }
 
     /** Stops as a killed process would: no more lease renewals, nothing given back (tests of G3). */
