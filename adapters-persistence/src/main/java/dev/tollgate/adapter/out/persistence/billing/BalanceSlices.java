@@ -284,19 +284,7 @@ final class BalanceSlices {
      * cover a hold without it), idle or not, and clears the recall. Holds in flight keep what they took.
      */
     void returnRecalled() {
-        List<UUID> recalled = transactions.executeRead(status -> {
-            List<UUID> ids = new ArrayList<>();
-            try (PreparedStatement query = status.getConnection().prepareStatement(
-                    "SELECT account_id FROM balance_slice WHERE instance_id = ? AND recalled")) {
-                query.setString(1, instanceId);
-                try (ResultSet rs = query.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getObject(1, UUID.class));
-                    }
-                }
-            }
-            return ids;
-        });
+        List<UUID> recalled = sliceAccounts("AND recalled");
         for (UUID account : recalled) {
             Slice slice = slices.get(account);
             long amount = 0;
@@ -327,18 +315,12 @@ final class BalanceSlices {
         }
     }
 
-    /**
-     * After this instance's lease lapsed (it was frozen, or cut off from the database, for longer than the lease):
-     * another instance may have released its holds and given its slices back, so what it remembers of them is
-     * not to be trusted. Each slice it knows, and each its database rows name, is set to what the database says
-     * is left of it beyond the holds still open there — the excess goes back to the balance — under the slice's own
-     * lock, so no hold is taken from a remembered slice meanwhile.
-     */
-    void reconcile() {
-        List<UUID> accounts = transactions.executeRead(status -> {
+    /** The accounts of this instance's slice rows, those matching {@code condition} (SQL after the instance). */
+    private List<UUID> sliceAccounts(String condition) {
+        return transactions.executeRead(status -> {
             List<UUID> ids = new ArrayList<>();
             try (PreparedStatement query = status.getConnection().prepareStatement(
-                    "SELECT account_id FROM balance_slice WHERE instance_id = ?")) {
+                    "SELECT account_id FROM balance_slice WHERE instance_id = ? " + condition)) {
                 query.setString(1, instanceId);
                 try (ResultSet rs = query.executeQuery()) {
                     while (rs.next()) {
@@ -348,6 +330,17 @@ final class BalanceSlices {
             }
             return ids;
         });
+    }
+
+    /**
+     * After this instance's lease lapsed (it was frozen, or cut off from the database, for longer than the lease):
+     * another instance may have released its holds and given its slices back, so what it remembers of them is
+     * not to be trusted. Each slice it knows, and each its database rows name, is set to what the database says
+     * is left of it beyond the holds still open there — the excess goes back to the balance — under the slice's own
+     * lock, so no hold is taken from a remembered slice meanwhile.
+     */
+    void reconcile() {
+        List<UUID> accounts = sliceAccounts("");
         Set<UUID> all = new LinkedHashSet<>(slices.keySet());
         all.addAll(accounts);
         for (UUID account : all) {
