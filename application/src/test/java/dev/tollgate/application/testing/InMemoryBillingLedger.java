@@ -51,6 +51,7 @@ public final class InMemoryBillingLedger implements BillingLedger {
     private final Map<String, LedgerRow> ledger = new LinkedHashMap<>();
     private int placeHoldCalls;
     private int settleCalls;
+    private final java.util.List<String> endings = new java.util.ArrayList<>();
 
     public InMemoryBillingLedger() {
         this(new InMemoryKeySpendRepository());
@@ -58,6 +59,16 @@ public final class InMemoryBillingLedger implements BillingLedger {
 
     public InMemoryBillingLedger(KeySpendRepository spend) {
         this.spend = spend;
+    }
+
+    @Override
+    public synchronized void ending(String requestId, AccountId account) {
+        endings.add(requestId + " " + account.value());
+    }
+
+    /** What {@link #ending} was told, "requestId accountId", in order. */
+    public synchronized java.util.List<String> endings() {
+        return java.util.List.copyOf(endings);
     }
 
     /** Registers an account with this available balance (or resets its balance). */

@@ -33,6 +33,13 @@ public interface BillingLedger {
     /** Atomically checks the key's limit (settled + open holds in its window) and the balance, and holds. */
     HoldOutcome placeHold(HoldRequest hold);
 
+    /**
+     * The request has ended and its settlement follows in a moment (after its answer is written): a hold of the same
+     * account that the balance cannot cover yet may wait for that settlement's refund instead of being refused.
+     */
+    default void ending(String requestId, AccountId account) {
+    }
+
     /** Charges {@code cost} (capped at the hold), returns the rest and writes the ledger row; repeat calls are no-ops. */
     boolean settle(Settlement settlement);
 

@@ -127,13 +127,16 @@ final class CompletionLauncher {
             Instant admittedAt = clock.instant();
             Consumer<BillingLedger.Settlement> settle;
             KeyHash keyHash;
+            Runnable ending;
             if (payer instanceof AccountPays account) {
                 hold(account.principal(), requestId, prepared.maximumCost(), admittedAt);
                 settle = billing::settle;
                 keyHash = account.principal().keyHash();
+                ending = () -> billing.ending(requestId, account.principal().accountId());
             } else {
                 settle = ((OperatorPays) payer).ledger()::record;
                 keyHash = null;
+                ending = () -> { };
             }
             Consumer<BillingLedger.Settlement> write = settle;
             Consumer<BillingLedger.Settlement> settleAndForget = settlement -> {
@@ -145,7 +148,8 @@ final class CompletionLauncher {
             };
             CompletionRun run = new CompletionRun(new CompletionRun.Context(keyHash, prepared.request(), requestId,
                     prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.maximumCost(),
-                    admittedAt, providers, tokens, settleAndForget, clock, timers, blocking, settings, ticket::release),
+                    admittedAt, providers, tokens, settleAndForget, clock, timers, blocking, settings, ticket::release,
+                    ending),
                     observer);
             unsettled.put(requestId, run);
             run.begin();

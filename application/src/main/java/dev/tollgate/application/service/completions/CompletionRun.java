@@ -46,11 +46,13 @@ final class CompletionRun implements RunningCompletion {
      * @param keyHash the paying key, {@code null} when the operator pays (anonymous playground)
      * @param settle  writes the request's one settlement (the prepaid ledger, or the playground's)
      * @param onEnd   runs once when the request is over, before the settlement (gives back traffic slots)
+     * @param ending  runs once when the charge is decided, before the client is told (the settlement follows)
      */
     record Context(KeyHash keyHash, ChatRequest request, String requestId, List<ProviderRoute> routes,
             long promptTokens, int maxTokens, Usd hold, Instant admittedAt, ModelProviders providers,
             TokenCounter tokens, Consumer<BillingLedger.Settlement> settle, Clock clock,
-            ScheduledExecutorService timers, Executor blocking, CompletionSettings settings, Runnable onEnd) {
+            ScheduledExecutorService timers, Executor blocking, CompletionSettings settings, Runnable onEnd,
+            Runnable ending) {
     }
 
     private final Context ctx;
@@ -388,6 +390,7 @@ final class CompletionRun implements RunningCompletion {
                 ctx.keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
         boolean billed = !delivered.isEmpty() || "completed".equals(status);
+        ctx.ending().run(); // before the client can send its next request
         observer.onSettled(route.provider().value(), status, billed ? usage : TokenUsage.NONE, cost);
         Runnable end = () -> {
             ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over

@@ -762,6 +762,8 @@ class ChatCompletionServiceTest {
             // The settlement is a blocking write: it runs on the blocking executor, not on the provider's thread.
             assertTrue(ledger.openHold(started.requestId()).isPresent(), "not settled inline");
             assertEquals(1, blocking.pending());
+            // But the ledger already knows it is coming (a next request of the account may wait for its refund).
+            assertEquals(List.of(started.requestId() + " " + principal.accountId().value()), ledger.endings());
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
 
             Usd expected = Pricing.cost(ALPHA, new TokenUsage(7, 5));

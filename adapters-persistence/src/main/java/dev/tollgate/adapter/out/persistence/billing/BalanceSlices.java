@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * This instance's slices of account balances (migration V3). A slice is money already moved out of the account's
@@ -44,24 +45,30 @@ final class BalanceSlices {
     /** Requests whose hold placing failed: a hold of theirs is not covered by the slice (JdbcBillingLedger). */
     private final Set<String> limbo;
 
+    /** Whether a settlement of the account is on its way on this instance (its refund may cover a hold). */
+    private final Predicate<UUID> settlementComing;
+
     BalanceSlices(TransactionOperations<Connection> transactions, String instanceId, long targetMicros,
-            Set<String> limbo) {
+            Set<String> limbo, Predicate<UUID> settlementComing) {
         this.transactions = transactions;
         this.instanceId = instanceId;
         this.targetMicros = targetMicros;
         this.limbo = limbo;
+        this.settlementComing = settlementComing;
     }
 
     /**
      * How long a hold the balance cannot cover waits, between tries, while other instances give back the unused
-     * money of their slices of the account that it asked for: about a second in all.
+     * money of their slices of the account that it asked for, or a settlement of the account on its way here
+     * brings back its refund (usually within milliseconds): about a second in all.
      */
-    private static final long[] RECALL_WAITS_MILLIS = {50, 100, 150, 200, 250, 250};
+    private static final long[] SHORTFALL_WAITS_MILLIS = {5, 10, 20, 50, 100, 150, 200, 250, 250};
 
     /**
      * Takes {@code amount} from the account's slice, topping the slice up from the balance when it is short.
      * When the balance cannot cover it either but other instances' slices hold enough unused money, asks them for
-     * it back and tries again for about a second. False when the account's money cannot cover it; nothing is
+     * it back and tries again for about a second — as it does while a settlement of the account (a request that
+     * just ended) is on its way here. False when the account's money cannot cover it; nothing is
      * taken then, and this instance's own unused remainder has gone back to the balance (for the other instances).
      * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
@@ -86,11 +93,11 @@ final class BalanceSlices {
                 slice.available -= topUp.returned();
                 recalled = topUp.recalled();
             }
-            if (!recalled || waits == RECALL_WAITS_MILLIS.length) {
+            if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length) {
                 return false;
             }
             try {
-                Thread.sleep(RECALL_WAITS_MILLIS[waits++]);
+                Thread.sleep(SHORTFALL_WAITS_MILLIS[waits++]);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.persistence.billing;
 import dev.tollgate.adapter.out.persistence.common.DedicatedConnection;
 import dev.tollgate.adapter.out.persistence.common.GroupCommit;
 import dev.tollgate.application.port.out.BillingLedger;
+import dev.tollgate.domain.account.AccountId;
 import dev.tollgate.domain.apikey.LimitReset;
 import dev.tollgate.domain.apikey.SpendLimit;
 import dev.tollgate.domain.billing.SpendLimitPolicy;
@@ -100,6 +101,13 @@ public class JdbcBillingLedger implements BillingLedger {
      * coming back.
      */
     private volatile Instant healthySince;
+    /** A request that ended and whose settlement follows ({@link #ending}). */
+    private record Ending(UUID account, long sinceNanos) {
+    }
+
+    private static final long ENDING_TRUSTED_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private final Map<String, Ending> endings = new ConcurrentHashMap<>();
+
     /**
      * Requests whose hold placing failed (refused, nothing sent upstream) while the hold may still have been
      * committed: their amount went back to this instance's slice at once, so a hold of theirs found later is not
@@ -133,7 +141,8 @@ public class JdbcBillingLedger implements BillingLedger {
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();
         this.renewalWait = statementTimeout;
-        this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros(), limbo);
+        this.slices = new BalanceSlices(transactions, instanceId, Usd.ofDollars(sliceUsd).micros(), limbo,
+                this::settlementComing);
         this.holds = new GroupCommit<>("billing-holds", MAX_BATCH, batch -> retried(() -> writeHolds(batch)));
         this.settlements = new GroupCommit<>("billing-settlements", MAX_BATCH, settlementLinger.toNanos(),
                 batch -> retried(() -> writeSettlementsApart(batch)));
@@ -171,8 +180,40 @@ public class JdbcBillingLedger implements BillingLedger {
      * minute, so an outage does not leave holds behind. After that the hold is left to the sweeper (released at no
      * charge when its lease runs out) and this returns false.
      */
+    /**
+     * A request of the account ended; its settlement follows once its answer is written. Until it lands, a hold
+     * the balance cannot cover waits for its refund rather than being refused (a client that sends its next request
+     * the moment the last answer arrives was told it had no money, with money left).
+     */
+    @Override
+    public void ending(String requestId, AccountId account) {
+        endings.put(requestId, new Ending(account.value(), System.nanoTime()));
+    }
+
+    /** Whether a settlement of the account is on its way here (an ending not older than a few seconds). */
+    private boolean settlementComing(UUID account) {
+        long now = System.nanoTime();
+        boolean coming = false;
+        for (Map.Entry<String, Ending> entry : endings.entrySet()) {
+            if (now - entry.getValue().sinceNanos() > ENDING_TRUSTED_NANOS) {
+                endings.remove(entry.getKey(), entry.getValue()); // its settlement went elsewhere
+            } else if (entry.getValue().account().equals(account)) {
+                coming = true;
+            }
+        }
+        return coming;
+    }
+
     @Override
     public boolean settle(Settlement settlement) {
+        try {
+            return settleRetried(settlement);
+        } finally {
+            endings.remove(settlement.requestId());
+        }
+    }
+
+    private boolean settleRetried(Settlement settlement) {
         for (int attempt = 0; ; attempt++) {
             try {
                 return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);

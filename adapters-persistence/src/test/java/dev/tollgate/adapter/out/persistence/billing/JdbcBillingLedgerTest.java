@@ -860,6 +860,46 @@ class JdbcBillingLedgerTest {
     }
 
     /**
+     * A client that sends its next request the moment the last answer arrives: the answer is written before its
+     * settlement lands, so the refund is not back yet. A hold the refund will cover waits for it instead of being
+     * refused with money left; without a settlement on its way, a shortfall is refused at once.
+     */
+    @Test
+    void aHoldWaitsForTheRefundOfARequestThatJustEnded() throws Exception {
+        Account account = newAccount(dollars("0.10"));
+        Payer payer = newKey(account.id(), null);
+        String first = newRequestId();
+        String second = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.05"), NOW)));
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, second, dollars("0.05"), NOW)));
+
+        long started = System.nanoTime();
+        assertEquals(HoldOutcome.INSUFFICIENT_BALANCE, ledger.placeHold(hold(payer, newRequestId(), dollars("0.04"),
+                NOW)), "nothing on its way: refused");
+        assertTrue((System.nanoTime() - started) / 1_000_000 < 100, "at once");
+
+        ledger.ending(first, account.id()); // its answer is being written; the settlement follows
+        Thread settling = new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ledger.settle(settlement(payer, first, dollars("0.01"), NOW.plusSeconds(1)));
+        });
+        settling.start();
+        String third = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, third, dollars("0.04"), NOW)),
+                "covered by the refund of the request that ended");
+        settling.join();
+        assertTrue(ledger.settle(settlement(payer, second, dollars("0.05"), NOW.plusSeconds(1))));
+        assertTrue(ledger.settle(settlement(payer, third, dollars("0.04"), NOW.plusSeconds(1))));
+        assertConserved(account.id(), 100_000);
+        assertEquals(0, queryLong("SELECT balance_micros + reserved_micros FROM account WHERE id = ?",
+                account.id().value()), "all of it spent");
+    }
+
+    /**
      * Holds refused by a key's limit do not count as use of the slice they were taken from: a client retrying a
      * capped key in a loop must not keep the account's money in this instance's slice, away from its other keys
      * on other instances.
