@@ -153,8 +153,31 @@ public class JdbcBillingLedger implements BillingLedger {
         return instant.truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
     }
 
+    /** Waits before each new try of a hold its key's limit refused while a settlement of the account is coming. */
+    private static final long[] KEY_LIMIT_WAITS_MILLIS = {5, 10, 20, 50, 100};
+
+    /**
+     * Places the hold; one its key's limit refuses is tried again for a moment while a settlement of the account
+     * is on its way (the request that just ended still counts against the limit at its whole hold until then).
+     */
     @Override
     public HoldOutcome placeHold(HoldRequest hold) {
+        for (int waits = 0; ; waits++) {
+            HoldOutcome outcome = placeOnce(hold);
+            if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length
+                    || !settlementComing(hold.accountId().value())) {
+                return outcome;
+            }
+            try {
+                Thread.sleep(KEY_LIMIT_WAITS_MILLIS[waits]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return outcome;
+            }
+        }
+    }
+
+    private HoldOutcome placeOnce(HoldRequest hold) {
         registered();
         long amount = hold.amount().micros();
         if (amount > 0 && !slices.take(hold.accountId(), amount)) {

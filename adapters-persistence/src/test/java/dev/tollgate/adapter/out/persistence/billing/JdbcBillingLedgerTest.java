@@ -899,6 +899,34 @@ class JdbcBillingLedgerTest {
                 account.id().value()), "all of it spent");
     }
 
+    /** The same for a key's limit: the request that just ended counts at its whole hold until it is settled. */
+    @Test
+    void aHoldOfALimitedKeyWaitsForTheSettlementOfARequestThatJustEnded() throws Exception {
+        Account account = newAccount(dollars("1"));
+        Payer payer = newKey(account.id(), SpendLimit.lifetime(dollars("0.10")));
+        String first = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.10"), NOW)));
+        assertEquals(HoldOutcome.KEY_LIMIT_REACHED, ledger.placeHold(hold(payer, newRequestId(), dollars("0.05"),
+                NOW)), "nothing on its way: refused");
+
+        ledger.ending(first, account.id());
+        Thread settling = new Thread(() -> {
+            try {
+                Thread.sleep(30);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ledger.settle(settlement(payer, first, dollars("0.02"), NOW.plusSeconds(1)));
+        });
+        settling.start();
+        String second = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, second, dollars("0.05"), NOW)),
+                "within the limit once the first is settled at $0.02");
+        settling.join();
+        assertTrue(ledger.settle(settlement(payer, second, dollars("0.05"), NOW.plusSeconds(1))));
+        assertConserved(account.id(), 1_000_000);
+    }
+
     /**
      * Holds refused by a key's limit do not count as use of the slice they were taken from: a client retrying a
      * capped key in a loop must not keep the account's money in this instance's slice, away from its other keys
