@@ -1,5 +1,6 @@
 package dev.tollgate.bootstrap.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
@@ -23,6 +24,7 @@ class SlowClientsE2ETest extends GatewayE2ETest {
         Map<String, String> properties = super.getProperties();
         properties.put("tollgate.http.request-head-timeout", "1s");
         properties.put("tollgate.http.request-body-timeout", "2s");
+        properties.put("tollgate.http.max-connections", "40");
         return properties;
     }
 
@@ -64,6 +66,89 @@ class SlowClientsE2ETest extends GatewayE2ETest {
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(answer.contains("408"), answer);
             assertTrue(millis >= 1_900 && millis < 6_000, "cut after " + millis + " ms");
+        }
+    }
+
+    @Test
+    void aBodyOfTheControlPlaneThatDoesNotArriveInTimeGetsItsEnvelope() throws Exception {
+        try (Socket socket = connect()) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /api/v1/keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100\r\n\r\n{\"").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String answer = readAll(socket.getInputStream());
+            assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+            assertTrue(answer.contains("\"success\":false"), answer);
+            assertTrue(answer.contains("\"statusCode\":408"), answer);
+            assertTrue(answer.matches("(?s).*\"requestId\":\"req_[0-9a-f]{24}\".*"), answer);
+        }
+    }
+
+    /**
+     * A body over the size limit is answered 413 at once, and the connection closes: it used to stay open, reading
+     * and discarding whatever the client sent, and the body's deadline then answered the same request with a 408.
+     */
+    @Test
+    void aBodyOverTheSizeLimitIsAnsweredOnceAndTheConnectionCloses() throws Exception {
+        try (Socket socket = connect()) {
+            OutputStream out = socket.getOutputStream();
+            long start = System.nanoTime();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 2097152\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) ' ');
+            try {
+                for (int i = 0; i < 24; i++) { // 1.5 MiB of the 2 MiB announced, then nothing more
+                    out.write(chunk);
+                }
+                out.flush();
+            } catch (IOException closedMeanwhile) {
+                // the server answered and closed while the body was still being sent: what is asked for
+            }
+            String answer = readAll(socket.getInputStream());
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(answer.startsWith("HTTP/1.1 413"), answer);
+            assertEquals(1, answer.split("HTTP/1.1 ", -1).length - 1, "one answer, no 408 after it: " + answer);
+            assertTrue(millis < 1_900, "closed without waiting for the body's deadline, took " + millis + " ms");
+        }
+    }
+
+    /** G15: connections over the cap are answered 503 with Retry-After and closed; below it they are served. */
+    @Test
+    void aConnectionOverTheCapIsAnswered503AndClosed() throws Exception {
+        java.util.List<Socket> idle = new java.util.ArrayList<>();
+        try {
+            String refused = null;
+            for (int i = 0; i < 60 && refused == null; i++) {
+                Socket socket = connect();
+                idle.add(socket);
+                socket.setSoTimeout(300);
+                try {
+                    byte[] buffer = new byte[4096];
+                    int read = socket.getInputStream().read(buffer);
+                    if (read > 0) {
+                        refused = new String(buffer, 0, read, StandardCharsets.US_ASCII);
+                    }
+                } catch (java.net.SocketTimeoutException servedLater) {
+                    // under the cap: the connection waits for its request
+                }
+            }
+            assertTrue(refused != null, "no connection was refused over a cap of 40");
+            assertTrue(refused.startsWith("HTTP/1.1 503"), refused);
+            assertTrue(refused.contains("\r\nRetry-After: 1\r\n"), refused);
+            assertTrue(refused.contains("\"code\":\"service_unavailable\""), refused);
+        } finally {
+            for (Socket socket : idle) {
+                socket.close();
+            }
+        }
+        Thread.sleep(300); // the server sees the closes
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] buffer = new byte[4096];
+            int read = socket.getInputStream().read(buffer);
+            assertTrue(new String(buffer, 0, read, StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200"),
+                    "served again once connections closed");
         }
     }
 

@@ -3,19 +3,26 @@ package dev.tollgate.adapter.in.http.common;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
+import io.micronaut.json.JsonMapper;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -30,23 +37,38 @@ import java.util.concurrent.TimeUnit;
 @Singleton
 public final class RequestDeadlines implements BeanCreatedEventListener<NettyServerCustomizer.Registry> {
 
-    private static final String TIMEOUT_BODY = "{\"error\":{\"message\":\"The request was not received in time; "
-            + "send it faster\",\"type\":\"invalid_request_error\",\"code\":\"request_timeout\",\"param\":null}}";
-
-    /** The 408, with a request id of its own like every other answer. */
-    private static byte[] requestTimeout() {
-        return ("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json\r\n"
-                + RequestIds.HEADER + ": " + RequestIds.newId() + "\r\nContent-Length: " + TIMEOUT_BODY.length()
-                + "\r\n\r\n" + TIMEOUT_BODY).getBytes(StandardCharsets.US_ASCII);
-    }
+    private static final String TIMEOUT_MESSAGE = "The request was not received in time; send it faster";
+    /** How long a connection answered before its body arrived goes on reading (and dropping) before it closes. */
+    private static final long LINGER_MILLIS = 2_000;
 
     private final long headNanos;
     private final long bodyNanos;
+    private final JsonMapper json;
+    private final Clock clock;
 
     RequestDeadlines(@Value("${tollgate.http.request-head-timeout:10s}") Duration head,
-            @Value("${tollgate.http.request-body-timeout:30s}") Duration body) {
+            @Value("${tollgate.http.request-body-timeout:30s}") Duration body, JsonMapper json, Clock clock) {
         this.headNanos = head.toNanos();
         this.bodyNanos = body.toNanos();
+        this.json = json;
+        this.clock = clock;
+    }
+
+    /**
+     * The 408, with a request id of its own like every other answer, in the envelope of the surface the request was
+     * sent to (the model surface's when its head never arrived).
+     */
+    private byte[] requestTimeout(String path) {
+        String requestId = RequestIds.newId();
+        byte[] body;
+        try {
+            body = json.writeValueAsBytes(ApiErrors.body(path != null && ApiErrors.isControlPlane(path),
+                    HttpStatus.REQUEST_TIMEOUT, TIMEOUT_MESSAGE,
+                    new ApiErrors.ModelError("invalid_request_error", "request_timeout", null), requestId, clock));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return RawAnswers.closing("408 Request Timeout", requestId, "", body);
     }
 
     @Override
@@ -66,6 +88,11 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
         private boolean receiving; // between the first byte of a request and its end
         private boolean headDone;
+        private String path; // of the request being received, once its head is decoded
+        private boolean answeredEarly; // answered before its body was all received: closed after the answer
+        private long requests; // heads decoded on this connection
+        private long answers; // final answers begun on it (a pipelining client's next request may be arriving)
+        private boolean answeringCurrent; // the answer being written is to the request last decoded
         private ScheduledFuture<?> deadline;
         private ChannelHandlerContext raw;
 
@@ -92,11 +119,13 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             }
         };
 
-        final ChannelInboundHandlerAdapter messages = new ChannelInboundHandlerAdapter() {
+        final ChannelDuplexHandler messages = new ChannelDuplexHandler() {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (msg instanceof HttpRequest && !headDone) {
+                if (msg instanceof HttpRequest request && !headDone) {
                     headDone = true;
+                    requests++;
+                    path = request.uri();
                     arm(bodyNanos);
                 }
                 if (msg instanceof LastHttpContent) {
@@ -104,6 +133,36 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
                     receiving = false;
                 }
                 ctx.fireChannelRead(msg);
+            }
+
+            /**
+             * An answer to a request whose body is still arriving once the answer is written (413 for a body over
+             * the size limit, a refusal before the body was read): the connection closes after it. Kept open, it
+             * went on reading and discarding whatever the client sent (57 GB in 30 s from one client in an audit),
+             * and the body's deadline then answered the same request a second time with a 408. Judged when the
+             * answer is written, not when it begins: a request without a body may be answered before the decoder
+             * has passed on its (empty) end.
+             */
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                if (msg instanceof HttpResponse response
+                        && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+                    answers++;
+                    answeringCurrent = answers == requests;
+                }
+                if (answeringCurrent && msg instanceof LastHttpContent) {
+                    answeringCurrent = false;
+                    long answered = answers;
+                    ctx.write(msg, promise.unvoid()).addListener(written -> {
+                        if (receiving && headDone && requests == answered) { // its body is still arriving
+                            answeredEarly = true;
+                            disarm();
+                            RawAnswers.closeLingering(ctx.channel(), LINGER_MILLIS);
+                        }
+                    });
+                    return;
+                }
+                ctx.write(msg, promise);
             }
         };
 
@@ -121,9 +180,10 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
         private void expired() {
             deadline = null;
-            if (receiving && raw.channel().isActive()) {
+            if (receiving && !answeredEarly && raw.channel().isActive()) {
                 // Written below the codec: straight to the socket, whatever state the decoder is in.
-                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout())).addListener(ChannelFutureListener.CLOSE);
+                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout(headDone ? path : null)))
+                        .addListener(ChannelFutureListener.CLOSE);
             }
         }
     }
