@@ -859,6 +859,20 @@ class JdbcBillingLedgerTest {
         }
     }
 
+    /** Settles the request at {@code cost} on another thread after {@code millis}, as its answer was written. */
+    private Thread settleLater(Payer payer, String requestId, Usd cost, long millis) {
+        Thread settling = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ledger.settle(settlement(payer, requestId, cost, NOW.plusSeconds(1)));
+        });
+        settling.start();
+        return settling;
+    }
+
     /**
      * A client that sends its next request the moment the last answer arrives: the answer is written before its
      * settlement lands, so the refund is not back yet. A hold the refund will cover waits for it instead of being
@@ -879,15 +893,7 @@ class JdbcBillingLedgerTest {
         assertTrue((System.nanoTime() - started) / 1_000_000 < 100, "at once");
 
         ledger.ending(first, account.id()); // its answer is being written; the settlement follows
-        Thread settling = new Thread(() -> {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ledger.settle(settlement(payer, first, dollars("0.01"), NOW.plusSeconds(1)));
-        });
-        settling.start();
+        Thread settling = settleLater(payer, first, dollars("0.01"), 50);
         String third = newRequestId();
         assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, third, dollars("0.04"), NOW)),
                 "covered by the refund of the request that ended");
@@ -910,15 +916,7 @@ class JdbcBillingLedgerTest {
                 NOW)), "nothing on its way: refused");
 
         ledger.ending(first, account.id());
-        Thread settling = new Thread(() -> {
-            try {
-                Thread.sleep(30);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            ledger.settle(settlement(payer, first, dollars("0.02"), NOW.plusSeconds(1)));
-        });
-        settling.start();
+        Thread settling = settleLater(payer, first, dollars("0.02"), 30);
         String second = newRequestId();
         assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, second, dollars("0.05"), NOW)),
                 "within the limit once the first is settled at $0.02");

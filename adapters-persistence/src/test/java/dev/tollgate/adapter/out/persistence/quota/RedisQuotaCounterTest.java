@@ -429,18 +429,23 @@ class RedisQuotaCounterTest {
         }
     }
 
+    /** A counter through {@code proxy} whose one admitted request ended while the proxy was cut (left cut). */
+    private RedisQuotaCounter releaseMissed(Proxy proxy, String prefix, TrafficDemand demand) throws IOException {
+        RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
+                RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+        QuotaDecision held = counter.decide(demand, T0);
+        assertTrue(held.admitted());
+        proxy.cut();
+        assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(held.lease(), T0));
+        return counter;
+    }
+
     @Test
     void aReleaseRedisMissedIsMadeOnceItAnswersAgain() throws Exception {
         String prefix = PREFIX + "late-release:";
         TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
         try (Proxy proxy = new Proxy()) {
-            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
-                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
-            QuotaDecision held = counter.decide(demand, T0);
-            assertTrue(held.admitted());
-
-            proxy.cut();
-            assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(held.lease(), T0));
+            releaseMissed(proxy, prefix, demand);
             proxy.restore();
 
             RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
@@ -465,12 +470,7 @@ class RedisQuotaCounterTest {
         String prefix = PREFIX + "missed-releases:";
         TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
         try (Proxy proxy = new Proxy()) {
-            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
-                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
-            QuotaDecision held = counter.decide(demand, T0);
-            assertTrue(held.admitted());
-            proxy.cut();
-            assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(held.lease(), T0));
+            RedisQuotaCounter counter = releaseMissed(proxy, prefix, demand);
             Thread.sleep(4_000); // its retries at 0.2, 0.6, 1.4 and 3.0 s failed; the next would come at 6.2 s
             proxy.restore();
 
