@@ -108,6 +108,8 @@ class SlowClientsE2ETest extends GatewayE2ETest {
             String answer = readAll(socket.getInputStream());
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(answer.startsWith("HTTP/1.1 413"), answer);
+            assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection: close\r\n"),
+                    "a keep-alive client must not send its next request into it: " + answer);
             assertEquals(1, answer.split("HTTP/1.1 ", -1).length - 1, "one answer, no 408 after it: " + answer);
             assertTrue(millis < 1_900, "closed without waiting for the body's deadline, took " + millis + " ms");
         }

@@ -16,6 +16,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
@@ -92,7 +93,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
         private boolean answeredEarly; // answered before its body was all received: closed after the answer
         private long requests; // heads decoded on this connection
         private long answers; // final answers begun on it (a pipelining client's next request may be arriving)
-        private boolean answeringCurrent; // the answer being written is to the request last decoded
+        private boolean withBody; // the request being received has a body (a length over 0, or chunks)
         private ScheduledFuture<?> deadline;
         private ChannelHandlerContext raw;
 
@@ -126,6 +127,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
                     headDone = true;
                     requests++;
                     path = request.uri();
+                    withBody = hasBody(request);
                     arm(bodyNanos);
                 }
                 if (msg instanceof LastHttpContent) {
@@ -136,35 +138,42 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             }
 
             /**
-             * An answer to a request whose body is still arriving once the answer is written (413 for a body over
-             * the size limit, a refusal before the body was read): the connection closes after it. Kept open, it
-             * went on reading and discarding whatever the client sent (57 GB in 30 s from one client in an audit),
-             * and the body's deadline then answered the same request a second time with a 408. Judged when the
-             * answer is written, not when it begins: a request without a body may be answered before the decoder
-             * has passed on its (empty) end.
+             * An answer to a request whose body is still arriving (413 for a body over the size limit, a refusal
+             * before the body was read) says {@code Connection: close}, and the connection closes after it. Kept
+             * open, it went on reading and discarding whatever the client sent (57 GB in 30 s from one client in an
+             * audit), and the body's deadline then answered the same request a second time with a 408; closed
+             * without the header, a keep-alive client (Node's fetch) sent its next request into the closed
+             * connection. Only a request that has a body can be answered early: one without may be answered before
+             * the decoder has passed on its (empty) end.
              */
             @Override
             public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
                 if (msg instanceof HttpResponse response
                         && response.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
                     answers++;
-                    answeringCurrent = answers == requests;
+                    if (receiving && headDone && withBody && answers == requests) {
+                        answeredEarly = true;
+                        disarm();
+                        HttpUtil.setKeepAlive(response, false);
+                    }
                 }
-                if (answeringCurrent && msg instanceof LastHttpContent) {
-                    answeringCurrent = false;
-                    long answered = answers;
-                    ctx.write(msg, promise.unvoid()).addListener(written -> {
-                        if (receiving && headDone && requests == answered) { // its body is still arriving
-                            answeredEarly = true;
-                            disarm();
-                            RawAnswers.closeLingering(ctx.channel(), LINGER_MILLIS);
-                        }
-                    });
+                if (answeredEarly && msg instanceof LastHttpContent) {
+                    ctx.write(msg, promise.unvoid())
+                            .addListener(written -> RawAnswers.closeLingering(ctx.channel(), LINGER_MILLIS));
                     return;
                 }
                 ctx.write(msg, promise);
             }
         };
+
+        /** Whether the request announces a body; a length that is no number counts (the decoder refuses it). */
+        private static boolean hasBody(HttpRequest request) {
+            try {
+                return HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0;
+            } catch (NumberFormatException e) {
+                return true;
+            }
+        }
 
         private void arm(long nanos) {
             disarm();

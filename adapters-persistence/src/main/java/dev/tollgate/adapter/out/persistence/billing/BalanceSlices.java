@@ -66,9 +66,9 @@ final class BalanceSlices {
 
     /**
      * Takes {@code amount} from the account's slice, topping the slice up from the balance when it is short.
-     * When the balance cannot cover it either but other instances' slices hold enough unused money, asks them for
-     * it back and tries again for about a second — as it does while a settlement of the account (a request that
-     * just ended) is on its way here. False when the account's money cannot cover it; nothing is
+     * When the balance cannot cover it either but other instances' slices hold enough (unused, or held by requests
+     * that may be about to settle), asks them for it back and tries again for about a second — as it does while a
+     * settlement of the account (a request that just ended) is on its way here. False when the account's money cannot cover it; nothing is
      * taken then, and this instance's own unused remainder has gone back to the balance (for the other instances).
      * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
@@ -94,6 +94,13 @@ final class BalanceSlices {
                 recalled = topUp.recalled();
             }
             if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length) {
+                // A refund may have come back into the slice while the top-up waited for the account's lock.
+                synchronized (slice) {
+                    if (!slice.retired && slice.available >= amount) {
+                        slice.available -= amount;
+                        return true;
+                    }
+                }
                 return false;
             }
             try {
@@ -169,7 +176,7 @@ final class BalanceSlices {
             if (remainder > 0) {
                 move(connection, account, -remainder);
             }
-            boolean recall = unusedElsewhere(connection, account) >= need - balance;
+            boolean recall = otherSlices(connection, account) >= need - balance;
             if (recall) {
                 recall(connection, account);
             }
@@ -178,18 +185,13 @@ final class BalanceSlices {
     }
 
     /**
-     * The money other instances' slices of the account hold beyond their open holds: what they could give back.
-     * 0 without a scan of the holds when no other instance has a slice (the common case of a refusal: the account
-     * is out of money).
+     * The money other instances' slices of the account hold, their open holds included: what they could give back
+     * at once (their unused part) or once those holds settle (their refunds; a request that just ended elsewhere
+     * has not settled yet when its client sends the next one). Each try of the waiting hold recalls again, so a
+     * refund that lands after the first give-back comes back too.
      */
-    private long unusedElsewhere(Connection connection, UUID account) throws SQLException {
-        long sliced = sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM balance_slice "
-                + "WHERE account_id = ? AND instance_id <> ?", account);
-        if (sliced == 0) {
-            return 0;
-        }
-        // request_hold has no index on the account (migration V9): it holds only the requests in flight.
-        return sliced - sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM request_hold "
+    private long otherSlices(Connection connection, UUID account) throws SQLException {
+        return sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM balance_slice "
                 + "WHERE account_id = ? AND instance_id <> ?", account);
     }
 

@@ -158,14 +158,15 @@ public class JdbcBillingLedger implements BillingLedger {
 
     /**
      * Places the hold; one its key's limit refuses is tried again for a moment while a settlement of the account
-     * is on its way (the request that just ended still counts against the limit at its whole hold until then).
+     * is on its way here, or another instance holds for the key (the request that just ended still counts against
+     * the limit at its whole hold until it is settled).
      */
     @Override
     public HoldOutcome placeHold(HoldRequest hold) {
         for (int waits = 0; ; waits++) {
             HoldOutcome outcome = placeOnce(hold);
             if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length
-                    || !settlementComing(hold.accountId().value())) {
+                    || !(settlementComing(hold.accountId().value()) || heldElsewhere(hold.apiKeyId().value()))) {
                 return outcome;
             }
             try {
@@ -211,6 +212,23 @@ public class JdbcBillingLedger implements BillingLedger {
     @Override
     public void ending(String requestId, AccountId account) {
         endings.put(requestId, new Ending(account.value(), System.nanoTime()));
+    }
+
+    /**
+     * Whether another instance holds for the key (a request of it that may just have ended there, its settlement a
+     * moment away). Asked only when the key's limit refused a hold.
+     */
+    private boolean heldElsewhere(UUID apiKey) {
+        return transactions.executeRead(status -> {
+            try (PreparedStatement query = status.getConnection().prepareStatement("SELECT EXISTS (SELECT 1 FROM "
+                    + "request_hold WHERE api_key_id = ? AND instance_id <> ?)")) {
+                query.setObject(1, apiKey);
+                query.setString(2, instanceId);
+                try (ResultSet rs = query.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
+        });
     }
 
     /** Whether a settlement of the account is on its way here (an ending not older than a few seconds). */

@@ -861,13 +861,17 @@ class JdbcBillingLedgerTest {
 
     /** Settles the request at {@code cost} on another thread after {@code millis}, as its answer was written. */
     private Thread settleLater(Payer payer, String requestId, Usd cost, long millis) {
+        return settleLater(ledger, payer, requestId, cost, millis);
+    }
+
+    private static Thread settleLater(BillingLedger instance, Payer payer, String requestId, Usd cost, long millis) {
         Thread settling = new Thread(() -> {
             try {
                 Thread.sleep(millis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            ledger.settle(settlement(payer, requestId, cost, NOW.plusSeconds(1)));
+            instance.settle(settlement(payer, requestId, cost, NOW.plusSeconds(1)));
         });
         settling.start();
         return settling;
@@ -923,6 +927,41 @@ class JdbcBillingLedgerTest {
         settling.join();
         assertTrue(ledger.settle(settlement(payer, second, dollars("0.05"), NOW.plusSeconds(1))));
         assertConserved(account.id(), 1_000_000);
+    }
+
+    /**
+     * The same across instances: the request that just ended on one instance holds money in its slice until it is
+     * settled, and the next request arrives on the other. The short instance recalls the slice, held part
+     * included, and asks again until the refund is back (it was refused in 10 of 14 trials of an audit).
+     */
+    @Test
+    void aHoldWaitsForTheRefundOfARequestThatJustEndedOnAnotherInstance() throws Exception {
+        JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
+        try {
+            Account account = newAccount(dollars("0.10"));
+            Payer payer = newKey(account.id(), null);
+            Usd hold = dollars("0.033");
+            Usd charge = dollars("0.020");
+            for (JdbcBillingLedger instance : List.of(ledger, other)) {
+                String requestId = newRequestId();
+                assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
+                assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+            }
+            String ending = newRequestId();
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, ending, hold, NOW)));
+            Thread settling = settleLater(ledger, payer, ending, charge, 50); // its answer has just been written
+
+            String next = newRequestId();
+            long started = System.nanoTime();
+            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, next, hold, NOW)),
+                    "$0.040 left once the request on the other instance is settled");
+            assertTrue((System.nanoTime() - started) / 1_000_000 < 1_000, "within the shortfall wait");
+            settling.join();
+            assertTrue(other.settle(settlement(payer, next, charge, NOW.plusSeconds(1))));
+            assertConserved(account.id(), 100_000);
+        } finally {
+            other.close();
+        }
     }
 
     /**
