@@ -63,17 +63,21 @@ final class BalanceSlices {
      * brings back its refund (usually within milliseconds): about a second in all.
      */
     private static final long[] SHORTFALL_WAITS_MILLIS = {5, 10, 20, 50, 100, 150, 200, 250, 250};
+    /** How often a hold tries the top-up again because a refund came back into the slice during the last one. */
+    private static final int MAX_REFUND_TRIES = 2;
 
     /**
      * Takes {@code amount} from the account's slice, topping the slice up from the balance when it is short.
      * When the balance cannot cover it either but other instances' slices hold enough (unused, or held by requests
      * that may be about to settle), asks them for it back and tries again for about a second — as it does while a
-     * settlement of the account (a request that just ended) is on its way here. False when the account's money cannot cover it; nothing is
-     * taken then, and this instance's own unused remainder has gone back to the balance (for the other instances).
+     * settlement of the account (a request that just ended) is on its way here, or its refund came back during the
+     * top-up. False when the account's money cannot cover it; nothing is taken then, and this instance's own unused
+     * remainder has gone back to the balance (for the other instances).
      * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
     boolean take(AccountId account, long amount) {
         int waits = 0;
+        int refundTries = 0;
         while (true) {
             Slice slice = slices.computeIfAbsent(account.value(), a -> new Slice());
             boolean recalled;
@@ -94,14 +98,15 @@ final class BalanceSlices {
                 recalled = topUp.recalled();
             }
             if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length) {
-                // A refund may have come back into the slice while the top-up waited for the account's lock.
+                // A refund may have come back into the slice while the top-up waited for the account's lock (its
+                // settlement then no longer counts as coming): with it, the balance may cover the hold now.
                 synchronized (slice) {
-                    if (!slice.retired && slice.available >= amount) {
-                        slice.available -= amount;
-                        return true;
+                    if (slice.retired || slice.available == 0 || refundTries == MAX_REFUND_TRIES) {
+                        return false;
                     }
                 }
-                return false;
+                refundTries++;
+                continue;
             }
             try {
                 Thread.sleep(SHORTFALL_WAITS_MILLIS[waits++]);
