@@ -815,6 +815,15 @@ class JdbcBillingLedgerTest {
         }
     }
 
+    /** One request on each instance in turn, each held at {@code hold} and settled at {@code charge}. */
+    private static void requestsOn(Payer payer, Usd hold, Usd charge, JdbcBillingLedger... instances) {
+        for (JdbcBillingLedger instance : instances) {
+            String requestId = newRequestId();
+            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
+            assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+        }
+    }
+
     /**
      * A small balance spread over two instances' slices: each remainder alone is less than a hold, and so is the
      * balance, but together they cover it. The instance that is short asks the other for its unused slice and
@@ -828,11 +837,7 @@ class JdbcBillingLedgerTest {
             Payer payer = newKey(account.id(), null);
             Usd hold = dollars("0.033");
             Usd charge = dollars("0.020");
-            for (JdbcBillingLedger instance : List.of(ledger, other, ledger)) {
-                String requestId = newRequestId();
-                assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
-                assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
-            }
+            requestsOn(payer, hold, charge, ledger, other, ledger);
             // Each slice keeps 13,000 µUSD, the balance 14,000: 40,000 spendable, 33,000 needed.
             assertEquals(13_000, ledger.unusedSlice(account.id().value()));
             assertEquals(13_000, other.unusedSlice(account.id().value()));
@@ -942,11 +947,7 @@ class JdbcBillingLedgerTest {
             Payer payer = newKey(account.id(), null);
             Usd hold = dollars("0.033");
             Usd charge = dollars("0.020");
-            for (int i = 0; i < 2; i++) {
-                String requestId = newRequestId();
-                assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, requestId, hold, NOW)));
-                assertTrue(ledger.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
-            }
+            requestsOn(payer, hold, charge, ledger, ledger);
             String third = newRequestId();
             assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, third, hold, NOW)));
             ledger.ending(third, account.id());
@@ -973,11 +974,7 @@ class JdbcBillingLedgerTest {
             Payer payer = newKey(account.id(), null);
             Usd hold = dollars("0.033");
             Usd charge = dollars("0.020");
-            for (JdbcBillingLedger instance : List.of(ledger, other)) {
-                String requestId = newRequestId();
-                assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
-                assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
-            }
+            requestsOn(payer, hold, charge, ledger, other);
             String ending = newRequestId();
             assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, ending, hold, NOW)));
             Thread settling = settleLater(ledger, payer, ending, charge, 50); // its answer has just been written
