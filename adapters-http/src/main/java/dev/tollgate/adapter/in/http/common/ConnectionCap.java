@@ -3,11 +3,13 @@ package dev.tollgate.adapter.in.http.common;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
+import io.micronaut.json.JsonMapper;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import jakarta.inject.Singleton;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -24,12 +26,16 @@ public final class ConnectionCap implements BeanCreatedEventListener<NettyServer
 
     private final int max;
     private final AtomicInteger open = new AtomicInteger();
+    private final JsonMapper json;
+    private final Clock clock;
 
-    ConnectionCap(@Value("${tollgate.http.max-connections:10000}") int max) {
+    ConnectionCap(@Value("${tollgate.http.max-connections:10000}") int max, JsonMapper json, Clock clock) {
         if (max < 1) {
             throw new IllegalArgumentException("tollgate.http.max-connections must be at least 1, was " + max);
         }
         this.max = max;
+        this.json = json;
+        this.clock = clock;
     }
 
     @Override
@@ -38,16 +44,10 @@ public final class ConnectionCap implements BeanCreatedEventListener<NettyServer
         return event.getBean();
     }
 
-    /** Client connections open now (tests, metrics). */
-    public int open() {
-        return open.get();
-    }
-
     private byte[] refusal() {
-        String body = "{\"error\":{\"message\":\"The gateway has " + max + " connections open, as many as it takes; "
-                + "retry in a moment\",\"type\":\"api_error\",\"code\":\"service_unavailable\",\"param\":null}}";
-        return RawAnswers.closing("503 Service Unavailable", RequestIds.newId(), "Retry-After: 1\r\n",
-                body.getBytes(StandardCharsets.US_ASCII));
+        return RawAnswers.error(json, clock, false, HttpStatus.SERVICE_UNAVAILABLE, "The gateway has " + max
+                + " connections open, as many as it takes; retry in a moment",
+                ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), "Retry-After: 1\r\n");
     }
 
     private final class Counting implements NettyServerCustomizer {

@@ -1,8 +1,13 @@
 package dev.tollgate.adapter.in.http.common;
 
+import io.micronaut.http.HttpStatus;
+import io.micronaut.json.JsonMapper;
 import io.netty.channel.Channel;
 import io.netty.channel.socket.DuplexChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
@@ -15,8 +20,23 @@ final class RawAnswers {
     private RawAnswers() {
     }
 
-    /** A whole HTTP/1.1 answer that closes its connection: JSON {@code body}, {@code x-request-id}, more headers. */
-    static byte[] closing(String statusLine, String requestId, String moreHeaders, byte[] body) {
+    /**
+     * A whole HTTP/1.1 error answer that closes its connection: the envelope of the control plane or of the model
+     * surface ({@link ApiErrors#body}) with a request id of its own, in the body and in {@code x-request-id}.
+     */
+    static byte[] error(JsonMapper json, Clock clock, boolean controlPlane, HttpStatus status, String message,
+            ApiErrors.ModelError modelError, String moreHeaders) {
+        String requestId = RequestIds.newId();
+        byte[] body;
+        try {
+            body = json.writeValueAsBytes(ApiErrors.body(controlPlane, status, message, modelError, requestId, clock));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return closing(status.getCode() + " " + status.getReason(), requestId, moreHeaders, body);
+    }
+
+    private static byte[] closing(String statusLine, String requestId, String moreHeaders, byte[] body) {
         byte[] head = ("HTTP/1.1 " + statusLine + "\r\nConnection: close\r\n" + moreHeaders
                 + "Content-Type: application/json\r\n" + RequestIds.HEADER + ": " + requestId
                 + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);

@@ -20,9 +20,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -60,16 +57,8 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
      * sent to (the model surface's when its head never arrived).
      */
     private byte[] requestTimeout(String path) {
-        String requestId = RequestIds.newId();
-        byte[] body;
-        try {
-            body = json.writeValueAsBytes(ApiErrors.body(path != null && ApiErrors.isControlPlane(path),
-                    HttpStatus.REQUEST_TIMEOUT, TIMEOUT_MESSAGE,
-                    new ApiErrors.ModelError("invalid_request_error", "request_timeout", null), requestId, clock));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return RawAnswers.closing("408 Request Timeout", requestId, "", body);
+        return RawAnswers.error(json, clock, path != null && ApiErrors.isControlPlane(path), HttpStatus.REQUEST_TIMEOUT,
+                TIMEOUT_MESSAGE, new ApiErrors.ModelError("invalid_request_error", "request_timeout", null), "");
     }
 
     @Override

@@ -196,12 +196,8 @@ final class BalanceSlices {
      * refund that lands after the first give-back comes back too.
      */
     private long otherSlices(Connection connection, UUID account) throws SQLException {
-        return sum(connection, "SELECT coalesce(sum(amount_micros), 0) FROM balance_slice "
-                + "WHERE account_id = ? AND instance_id <> ?", account);
-    }
-
-    private long sum(Connection connection, String sql, UUID account) throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement(sql)) {
+        try (PreparedStatement query = connection.prepareStatement("SELECT coalesce(sum(amount_micros), 0) FROM "
+                + "balance_slice WHERE account_id = ? AND instance_id <> ?")) {
             query.setObject(1, account);
             query.setString(2, instanceId);
             try (ResultSet rs = query.executeQuery()) {
