@@ -53,10 +53,21 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private static final String APPLICATION_NAME = "tollgate-" + ProcessHandle.current().pid();
     private final int port;
     private final boolean durable;
+    /** The file zonky locks in the data directory while it runs a server there. */
+    private static final String ZONKY_LOCK_FILE = "epg-lock";
     private final Object restarts = new Object();
     /** The server this process started (and stops on close); replaced when the watchdog starts it again. */
     private volatile EmbeddedPostgres owned;
     private volatile long postmasterPid;
+    /**
+     * A server this process started again whose start it gave up waiting for (on a loaded machine the restart can
+     * take longer than the wait), which came up after all: its process id, to stop it on close as its own (0: none).
+     */
+    private volatile long adoptedPid;
+    /** When this process first tried to start the server again and gave up waiting for it (0: none since it is up). */
+    private long lastRestartTryMillis;
+    /** How long a restart waits for the server to come up before trying again next second. */
+    private final Duration restartWait;
     private volatile boolean closing;
     /** The server was found gone and is not back yet (logged once when found, once when back). */
     private boolean gone;
@@ -69,7 +80,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private volatile Connection presence;
 
     private EmbeddedPostgresDatastore(Path pgData, String password, int port, EmbeddedPostgres owned,
-            boolean durable) {
+            boolean durable, Duration restartWait) {
+        this.restartWait = restartWait;
         this.pgData = pgData;
         this.password = password;
         this.port = port;
@@ -98,6 +110,12 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
      *                {@code false} for speed on throw-away directories
      */
     public static EmbeddedPostgresDatastore attachOrStart(Path dataDir, boolean durable) throws IOException {
+        return attachOrStart(dataDir, durable, Duration.ofSeconds(10));
+    }
+
+    /** As {@link #attachOrStart(Path, boolean)}, with how long a restart waits for the server (tests). */
+    static EmbeddedPostgresDatastore attachOrStart(Path dataDir, boolean durable, Duration restartWait)
+            throws IOException {
         Path pgData = dataDir.toAbsolutePath().normalize().resolve("postgres");
         Files.createDirectories(pgData);
         String password = PasswordFile.readOrCreate(pgData.resolveSibling(PASSWORD_FILE));
@@ -110,13 +128,14 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 // which have no password; the start after it secures it (a trusting server ignores our password).
                 ensureDatabase(running.get(), password);
                 LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
-                return new EmbeddedPostgresDatastore(pgData, password, running.get(), null, durable);
+                return new EmbeddedPostgresDatastore(pgData, password, running.get(), null, durable, restartWait);
             }
             try {
                 EmbeddedPostgres postgres = startServer(pgData, password, durable, 0, Duration.ofSeconds(60));
                 secure(postgres.getPort(), pgData, password);
                 ensureDatabase(postgres.getPort(), password);
-                return new EmbeddedPostgresDatastore(pgData, password, postgres.getPort(), postgres, durable);
+                return new EmbeddedPostgresDatastore(pgData, password, postgres.getPort(), postgres, durable,
+                        restartWait);
             } catch (IOException | IllegalStateException e) {
                 // Another process may be starting a server on the same directory at this moment: wait for it.
                 lastFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
@@ -192,6 +211,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             }
             EmbeddedPostgres dead = owned;
             owned = null;
+            adoptedPid = 0;
             if (dead != null) {
                 try {
                     dead.close(); // gives up its lock on the directory; stopping what is gone fails, as expected
@@ -200,11 +220,16 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 }
             }
             Optional<Integer> running = runningServerPort(pgData, password);
+            long tryMillis = System.currentTimeMillis();
             try {
                 if (running.isEmpty()) {
                     // A start that fails (its last backends still hold the shared memory) is tried again in a
                     // second rather than waited out.
-                    owned = startServer(pgData, password, durable, port, Duration.ofSeconds(10));
+                    // A try that gave up keeps zonky's lock on its lock file for good (the failed object is never
+                    // returned to be closed), and a second lock on the same file in this process throws: each try
+                    // takes a new file. PostgreSQL's own postmaster.pid still keeps two servers off one directory.
+                    Files.deleteIfExists(pgData.resolve(ZONKY_LOCK_FILE));
+                    owned = startServer(pgData, password, durable, port, restartWait);
                 } else if (running.get() != port) {
                     LOG.warn("Another process started the embedded PostgreSQL of {} again, on port {} instead of {}: "
                             + "restart the gateway to use it", pgData, running.get(), port);
@@ -212,16 +237,45 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 }
                 postmasterPid = postmasterPid(pgData);
                 gone = false;
-                if (running.isPresent()) {
+                boolean ours = running.isEmpty() || adoptLateStart();
+                lastRestartTryMillis = 0;
+                if (!ours) {
                     announcePresence();
                 }
                 LOG.info("The embedded PostgreSQL on port {} is back ({}, process {})", port,
-                        running.isEmpty() ? "started again by this process" : "started by another process",
-                        postmasterPid);
+                        ours ? "started again by this process" : "started by another process", postmasterPid);
             } catch (IOException | RuntimeException e) {
-                // Its last processes may still be leaving, holding the shared memory or the port: next second.
+                // Its last processes may still be leaving, holding the shared memory or the port: next second. Or
+                // it is only slow to come up: the server this try started is then taken as ours when it answers.
+                if (lastRestartTryMillis == 0) { // the first: a later try fails on the server an earlier one started
+                    lastRestartTryMillis = tryMillis;
+                }
                 LOG.debug("Starting the embedded PostgreSQL again failed: {}", e.getMessage());
             }
+        }
+    }
+
+    /**
+     * Whether the server that came up on this process's port is one its restarts started before they gave up
+     * waiting: it started (its lock file says when) no earlier than the first of those tries. Then it is stopped on
+     * close like a server started here; taken for another process's, it was left running with no gateway when this
+     * one stopped (and a test that killed the server under load found it not stopped on close).
+     */
+    private boolean adoptLateStart() {
+        if (lastRestartTryMillis == 0) {
+            return false;
+        }
+        try {
+            List<String> lines = Files.readAllLines(pgData.resolve("postmaster.pid"));
+            long pid = Long.parseLong(lines.get(0).trim());
+            long startedSeconds = Long.parseLong(lines.get(2).trim());
+            if (startedSeconds < lastRestartTryMillis / 1000) {
+                return false;
+            }
+            adoptedPid = pid;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
@@ -399,7 +453,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     /** Whether this process started the server (and so stops it on close). */
     public boolean startedHere() {
-        return owned != null;
+        return owned != null || adoptedPid != 0;
     }
 
     @Override
@@ -419,7 +473,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     private void stopIfOwned() throws IOException {
         EmbeddedPostgres owned = this.owned;
-        if (owned == null) {
+        long adopted = adoptedPid;
+        if (owned == null && adopted == 0) {
             return;
         }
         long others = otherClients();
@@ -432,7 +487,32 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                     + "its postmaster.pid", port, others, pgData);
             return;
         }
-        owned.close();
+        if (owned != null) {
+            owned.close();
+        } else {
+            stopAdopted(adopted);
+        }
+    }
+
+    /**
+     * Stops a server adopted after a slow restart as zonky stops its own, with a fast shutdown (SIGINT to the
+     * postmaster; {@code pg_ctl} refuses to run as root, which zonky works around with a user namespace), waited for.
+     */
+    private void stopAdopted(long pid) throws IOException {
+        Optional<ProcessHandle> postmaster = ProcessHandle.of(pid);
+        if (postmaster.isEmpty()) {
+            return;
+        }
+        try {
+            new ProcessBuilder("kill", "-INT", Long.toString(pid)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
+            postmaster.get().onExit().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {})", port, pid, pgData);
+        }
+        adoptedPid = 0;
     }
 
     /** Client connections to this server of other processes (each process names its own by its pid). */
