@@ -17,7 +17,8 @@ import java.util.Arrays;
  * Usage: java LatencyProbe.java ttft|json URL KEY|- MODEL REQUESTS → prints "p50_ms p99_ms" (after PROBE_WARMUP
  * uncounted requests, default 10,000: with 2,000 the probe's own JIT compiler was still at work during the counted
  * ones — a CPU profile of the slowest 1 % found its C2 thread among the busiest there — and on two cores that
- * compiler takes the CPU the measured server needs)
+ * compiler takes the CPU the measured server needs). PROBE_DUMP=FILE also writes each counted request to FILE as
+ * "start_us latency_us" (start counted from the first), to look for a period in the slow ones.
  */
 public class LatencyProbe {
 
@@ -43,6 +44,7 @@ public class LatencyProbe {
         byte[] bytes = request.toByteArray();
         int n = Integer.parseInt(args[4]);
         long[] samples = new long[n];
+        long[] starts = new long[n];
         try (Socket socket = new Socket(url.getHost(), url.getPort())) {
             socket.setTcpNoDelay(true);
             OutputStream out = socket.getOutputStream();
@@ -59,6 +61,15 @@ public class LatencyProbe {
                 }
                 if (i >= 0) {
                     samples[i] = ttft ? first : whole;
+                    starts[i] = start;
+                }
+            }
+        }
+        String dump = System.getenv("PROBE_DUMP");
+        if (dump != null) {
+            try (java.io.PrintWriter out = new java.io.PrintWriter(dump, StandardCharsets.US_ASCII)) {
+                for (int i = 0; i < n; i++) {
+                    out.println((starts[i] - starts[0]) / 1000 + " " + samples[i] / 1000);
                 }
             }
         }
