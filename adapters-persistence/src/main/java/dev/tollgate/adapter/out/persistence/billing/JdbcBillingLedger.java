@@ -107,6 +107,13 @@ public class JdbcBillingLedger implements BillingLedger {
 
     private static final long ENDING_TRUSTED_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final Map<String, Ending> endings = new ConcurrentHashMap<>();
+    /**
+     * When a settlement of each account last landed here ({@link System#nanoTime}): a hold its key's limit refused
+     * while it landed tries again, though no settlement is coming any more (kept ten seconds, like endings).
+     */
+    private final Map<UUID, Long> settledAt = new ConcurrentHashMap<>();
+    /** Tests: runs between a hold's refusal by its key's limit and the look for a settlement that may change it. */
+    volatile Runnable afterKeyLimitRefusal;
 
     /**
      * Requests whose hold placing failed (refused, nothing sent upstream) while the hold may still have been
@@ -163,10 +170,25 @@ public class JdbcBillingLedger implements BillingLedger {
      */
     @Override
     public HoldOutcome placeHold(HoldRequest hold) {
+        UUID account = hold.accountId().value();
         for (int waits = 0; ; waits++) {
+            long tried = System.nanoTime();
             HoldOutcome outcome = placeOnce(hold);
-            if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length
-                    || !(settlementComing(hold.accountId().value()) || heldElsewhere(hold.apiKeyId().value()))) {
+            if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length) {
+                return outcome;
+            }
+            Runnable hook = afterKeyLimitRefusal;
+            if (hook != null) {
+                hook.run();
+            }
+            // A settlement that landed since this try began may have made room (the client sent its next request
+            // the moment the last answer arrived, and the refusal was decided just before that request's
+            // settlement committed): at once. One still coming, or a hold of the key elsewhere: after a wait.
+            Long settled = settledAt.get(account);
+            if (settled != null && settled - tried >= 0) {
+                continue;
+            }
+            if (!(settlementComing(account) || heldElsewhere(hold.apiKeyId().value()))) {
                 return outcome;
             }
             try {
@@ -247,10 +269,19 @@ public class JdbcBillingLedger implements BillingLedger {
 
     @Override
     public boolean settle(Settlement settlement) {
+        boolean settled = false;
         try {
-            return settleRetried(settlement);
+            settled = settleRetried(settlement);
+            return settled;
         } finally {
-            endings.remove(settlement.requestId());
+            Ending ending = endings.remove(settlement.requestId());
+            if (settled && ending != null) {
+                long now = System.nanoTime();
+                settledAt.put(ending.account(), now);
+                if (settledAt.size() > 4096) {
+                    settledAt.values().removeIf(at -> now - at > ENDING_TRUSTED_NANOS);
+                }
+            }
         }
     }
 

@@ -935,6 +935,35 @@ class JdbcBillingLedgerTest {
     }
 
     /**
+     * The settlement can also land just after the limit refused the next hold and before the refusal is looked at
+     * again: nothing is coming any more then, yet the limit has room (an audit over HTTP saw 3 of 150 back-to-back
+     * requests refused so on a loaded machine). The hook puts the settlement exactly there.
+     */
+    @Test
+    void aHoldOfALimitedKeyRefusedJustBeforeTheSettlementLandedTriesAgain() throws Exception {
+        Account account = newAccount(dollars("1"));
+        Payer payer = newKey(account.id(), SpendLimit.lifetime(dollars("0.10")));
+        String first = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.10"), NOW)));
+        ledger.ending(first, account.id());
+        ledger.afterKeyLimitRefusal = () -> {
+            ledger.afterKeyLimitRefusal = null;
+            assertTrue(ledger.settle(settlement(payer, first, dollars("0.02"), NOW.plusSeconds(1))));
+        };
+        try {
+            String second = newRequestId();
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, second, dollars("0.05"), NOW)),
+                    "within the limit once the first is settled at $0.02");
+            assertTrue(ledger.settle(settlement(payer, second, dollars("0.05"), NOW.plusSeconds(1))));
+        } finally {
+            ledger.afterKeyLimitRefusal = null;
+        }
+        assertEquals(HoldOutcome.KEY_LIMIT_REACHED, ledger.placeHold(hold(payer, newRequestId(), dollars("0.05"),
+                NOW)), "$0.03 left of the limit: refused");
+        assertConserved(account.id(), 1_000_000);
+    }
+
+    /**
      * The refund can land while the next hold's top-up waits for the account's row (the settlement holds it): the
      * hold then no longer sees a settlement coming, and must still use the refund (an audit saw 2 of 50 such
      * requests refused with $0.040 left over HTTP). Repeated, since the race is a matter of timing; in process it
