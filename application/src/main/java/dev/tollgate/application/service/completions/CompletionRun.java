@@ -83,6 +83,8 @@ final class CompletionRun implements RunningCompletion {
     private boolean started;
     private Long ttftMillis;
     private boolean done;
+    /** The ledger was told the request ended ({@link #tellEnding}). */
+    private boolean endingTold;
     /** Cancelled by the client, not settled yet: output still arriving is counted. */
     private boolean draining;
 
@@ -390,7 +392,7 @@ final class CompletionRun implements RunningCompletion {
                 ctx.keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
         boolean billed = !delivered.isEmpty() || "completed".equals(status);
-        ctx.ending().run(); // before the client can send its next request
+        tellEnding();
         observer.onSettled(route.provider().value(), status, billed ? usage : TokenUsage.NONE, cost);
         Runnable end = () -> {
             ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
@@ -418,9 +420,23 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
+    /**
+     * Tells the ledger, once, that the request has ended and its settlement follows: before the observer writes
+     * the last of the answer, so that a client that sends its next request the moment it has the answer finds the
+     * settlement on its way (told after the answer was written, it sometimes was not yet, on a loaded machine, and
+     * the next request was refused by the key's limit with room left — an audit saw 3 of 150).
+     */
+    private void tellEnding() {
+        if (!endingTold) {
+            endingTold = true;
+            ctx.ending().run();
+        }
+    }
+
     private void finishWithFailure(CompletionFailure failure, TokenUsage usage, String status) {
         done = true;
         cancelTimers();
+        tellEnding();
         observer.onFailure(failure);
         settle(usage, status);
     }
@@ -524,6 +540,7 @@ final class CompletionRun implements RunningCompletion {
                 cancelTimers();
                 TokenUsage usage = reportedUsage != null ? withinAllowance(plausible(reportedUsage)) : partialUsage();
                 Usd charged = charge(usage, "completed");
+                tellEnding();
                 observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
                 settle(usage, "completed", charged);
             }

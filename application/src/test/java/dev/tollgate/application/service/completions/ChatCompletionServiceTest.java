@@ -746,6 +746,40 @@ class ChatCompletionServiceTest {
     @Nested
     class Settlement {
 
+        /**
+         * The ledger hears that the request ended before its answer (or error) is written: a client that sends its
+         * next request the moment it has the answer must find the settlement on its way (told after the answer, it
+         * was sometimes not yet on a loaded machine, and the next request was refused by its key's limit).
+         */
+        @Test
+        void theLedgerHearsTheRequestEndedBeforeItsAnswerOrErrorIsWritten() {
+            List<List<String>> heard = Collections.synchronizedList(new ArrayList<>());
+            RecordingObserver observer = new RecordingObserver() {
+                @Override
+                public void onComplete(CompletionResult completion) {
+                    heard.add(ledger.endings());
+                    super.onComplete(completion);
+                }
+
+                @Override
+                public void onFailure(CompletionFailure failed) {
+                    heard.add(ledger.endings());
+                    super.onFailure(failed);
+                }
+            };
+            String completed = newRequestId();
+            service().start(principal, request("test/solo", PROMPT, 100), completed, ORIGIN, observer);
+            alpha.onlyCall().firstByte().delta("hello");
+            alpha.onlyCall().finish("stop", new TokenUsage(7, 5));
+            String account = " " + principal.accountId().value();
+            assertEquals(List.of(List.of(completed + account)), heard, "told before the answer");
+
+            String failed = newRequestId();
+            service().start(principal, request("test/solo", PROMPT, 100), failed, ORIGIN, observer);
+            alpha.lastCall().fail(400, false, false, null);
+            assertEquals(List.of(completed + account, failed + account), heard.get(1), "told before the error");
+        }
+
         @Test
         void aCompletedRequestIsChargedTheProviderReportedUsage() {
             Started started = start("test/solo", 100);
