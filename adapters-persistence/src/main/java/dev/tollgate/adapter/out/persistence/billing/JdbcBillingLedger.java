@@ -274,7 +274,8 @@ public class JdbcBillingLedger implements BillingLedger {
             settled = settleRetried(settlement);
             return settled;
         } finally {
-            Ending ending = endings.remove(settlement.requestId());
+            // Landed before no longer coming: a refused hold looking in between sees one or the other.
+            Ending ending = endings.get(settlement.requestId());
             if (settled && ending != null) {
                 long now = System.nanoTime();
                 settledAt.put(ending.account(), now);
@@ -282,6 +283,7 @@ public class JdbcBillingLedger implements BillingLedger {
                     settledAt.values().removeIf(at -> now - at > ENDING_TRUSTED_NANOS);
                 }
             }
+            endings.remove(settlement.requestId());
         }
     }
 
