@@ -914,13 +914,25 @@ class JdbcBillingLedgerTest {
                 account.id().value()), "all of it spent");
     }
 
-    /** The same for a key's limit: the request that just ended counts at its whole hold until it is settled. */
-    @Test
-    void aHoldOfALimitedKeyWaitsForTheSettlementOfARequestThatJustEnded() throws Exception {
+    private record CappedKey(Account account, Payer payer, String first) {
+    }
+
+    /** An account with $1 and a key limited to $0.10 for life, whose first request holds all of it. */
+    private CappedKey keyHoldingItsWholeLimit() {
         Account account = newAccount(dollars("1"));
         Payer payer = newKey(account.id(), SpendLimit.lifetime(dollars("0.10")));
         String first = newRequestId();
         assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.10"), NOW)));
+        return new CappedKey(account, payer, first);
+    }
+
+    /** The same for a key's limit: the request that just ended counts at its whole hold until it is settled. */
+    @Test
+    void aHoldOfALimitedKeyWaitsForTheSettlementOfARequestThatJustEnded() throws Exception {
+        CappedKey capped = keyHoldingItsWholeLimit();
+        Account account = capped.account();
+        Payer payer = capped.payer();
+        String first = capped.first();
         assertEquals(HoldOutcome.KEY_LIMIT_REACHED, ledger.placeHold(hold(payer, newRequestId(), dollars("0.05"),
                 NOW)), "nothing on its way: refused");
 
@@ -941,10 +953,10 @@ class JdbcBillingLedgerTest {
      */
     @Test
     void aHoldOfALimitedKeyRefusedJustBeforeTheSettlementLandedTriesAgain() throws Exception {
-        Account account = newAccount(dollars("1"));
-        Payer payer = newKey(account.id(), SpendLimit.lifetime(dollars("0.10")));
-        String first = newRequestId();
-        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.10"), NOW)));
+        CappedKey capped = keyHoldingItsWholeLimit();
+        Account account = capped.account();
+        Payer payer = capped.payer();
+        String first = capped.first();
         ledger.ending(first, account.id());
         ledger.afterKeyLimitRefusal = () -> {
             ledger.afterKeyLimitRefusal = null;
