@@ -816,12 +816,26 @@ class JdbcBillingLedgerTest {
     }
 
     /** One request on each instance in turn, each held at {@code hold} and settled at {@code charge}. */
-    private static void requestsOn(Payer payer, Usd hold, Usd charge, JdbcBillingLedger... instances) {
+    /** What each request of {@link #tenCentsAfterRequestsOn} holds and is charged. */
+    private static final Usd SMALL_HOLD = dollars("0.033");
+    private static final Usd SMALL_CHARGE = dollars("0.020");
+
+    private record Funded(Account account, Payer payer) {
+    }
+
+    /**
+     * An account with $0.10 and a key without a limit, after one request ($0.033 held, $0.020 charged) placed and
+     * settled on each of {@code instances} in turn.
+     */
+    private Funded tenCentsAfterRequestsOn(JdbcBillingLedger... instances) {
+        Account account = newAccount(dollars("0.10"));
+        Payer payer = newKey(account.id(), null);
         for (JdbcBillingLedger instance : instances) {
             String requestId = newRequestId();
-            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, hold, NOW)));
-            assertTrue(instance.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, SMALL_HOLD, NOW)));
+            assertTrue(instance.settle(settlement(payer, requestId, SMALL_CHARGE, NOW.plusSeconds(1))));
         }
+        return new Funded(account, payer);
     }
 
     /**
@@ -833,11 +847,9 @@ class JdbcBillingLedgerTest {
     void aHoldTheBalanceAndAnotherInstancesIdleSliceCoverIsPlaced() throws Exception {
         JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
         try {
-            Account account = newAccount(dollars("0.10"));
-            Payer payer = newKey(account.id(), null);
-            Usd hold = dollars("0.033");
-            Usd charge = dollars("0.020");
-            requestsOn(payer, hold, charge, ledger, other, ledger);
+            Funded funded = tenCentsAfterRequestsOn(ledger, other, ledger);
+            Account account = funded.account();
+            Payer payer = funded.payer();
             // Each slice keeps 13,000 µUSD, the balance 14,000: 40,000 spendable, 33,000 needed.
             assertEquals(13_000, ledger.unusedSlice(account.id().value()));
             assertEquals(13_000, other.unusedSlice(account.id().value()));
@@ -845,18 +857,19 @@ class JdbcBillingLedgerTest {
 
             long started = System.nanoTime();
             String requestId = newRequestId();
-            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, requestId, hold, NOW)));
+            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, requestId, SMALL_HOLD, NOW)));
             long waitedMillis = (System.nanoTime() - started) / 1_000_000;
             assertTrue(waitedMillis < 1_000, "placed after " + waitedMillis + " ms");
             assertEquals(0, ledger.unusedSlice(account.id().value()), "the recalled slice was given back");
             assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ? AND recalled",
                     account.id().value()), "the recall is cleared");
-            assertTrue(other.settle(settlement(payer, requestId, charge, NOW.plusSeconds(1))));
+            assertTrue(other.settle(settlement(payer, requestId, SMALL_CHARGE, NOW.plusSeconds(1))));
             assertConserved(account.id(), 100_000);
 
             // What is left (20,000 µUSD) cannot cover another hold anywhere: refused at once, nothing recalled.
             started = System.nanoTime();
-            assertEquals(HoldOutcome.INSUFFICIENT_BALANCE, ledger.placeHold(hold(payer, newRequestId(), hold, NOW)));
+            assertEquals(HoldOutcome.INSUFFICIENT_BALANCE,
+                    ledger.placeHold(hold(payer, newRequestId(), SMALL_HOLD, NOW)));
             assertTrue((System.nanoTime() - started) / 1_000_000 < 500, "a real shortfall does not wait");
             assertConserved(account.id(), 100_000);
         } finally {
@@ -984,20 +997,18 @@ class JdbcBillingLedgerTest {
     @Test
     void aRefundThatLandsDuringTheTopUpCoversTheHold() throws Exception {
         for (int trial = 0; trial < 20; trial++) {
-            Account account = newAccount(dollars("0.10"));
-            Payer payer = newKey(account.id(), null);
-            Usd hold = dollars("0.033");
-            Usd charge = dollars("0.020");
-            requestsOn(payer, hold, charge, ledger, ledger);
+            Funded funded = tenCentsAfterRequestsOn(ledger, ledger);
+            Account account = funded.account();
+            Payer payer = funded.payer();
             String third = newRequestId();
-            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, third, hold, NOW)));
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, third, SMALL_HOLD, NOW)));
             ledger.ending(third, account.id());
-            Thread settling = settleLater(payer, third, charge, 0);
+            Thread settling = settleLater(payer, third, SMALL_CHARGE, 0);
             String fourth = newRequestId();
-            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, fourth, hold, NOW)),
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, fourth, SMALL_HOLD, NOW)),
                     "trial " + trial + ": $0.040 left once the third is settled");
             settling.join();
-            assertTrue(ledger.settle(settlement(payer, fourth, charge, NOW.plusSeconds(1))));
+            assertTrue(ledger.settle(settlement(payer, fourth, SMALL_CHARGE, NOW.plusSeconds(1))));
             assertConserved(account.id(), 100_000);
         }
     }
@@ -1011,22 +1022,21 @@ class JdbcBillingLedgerTest {
     void aHoldWaitsForTheRefundOfARequestThatJustEndedOnAnotherInstance() throws Exception {
         JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
         try {
-            Account account = newAccount(dollars("0.10"));
-            Payer payer = newKey(account.id(), null);
-            Usd hold = dollars("0.033");
-            Usd charge = dollars("0.020");
-            requestsOn(payer, hold, charge, ledger, other);
+            Funded funded = tenCentsAfterRequestsOn(ledger, other);
+            Account account = funded.account();
+            Payer payer = funded.payer();
             String ending = newRequestId();
-            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, ending, hold, NOW)));
-            Thread settling = settleLater(ledger, payer, ending, charge, 50); // its answer has just been written
+            assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, ending, SMALL_HOLD, NOW)));
+            // its answer has just been written
+            Thread settling = settleLater(ledger, payer, ending, SMALL_CHARGE, 50);
 
             String next = newRequestId();
             long started = System.nanoTime();
-            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, next, hold, NOW)),
+            assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, next, SMALL_HOLD, NOW)),
                     "$0.040 left once the request on the other instance is settled");
             assertTrue((System.nanoTime() - started) / 1_000_000 < 1_000, "within the shortfall wait");
             settling.join();
-            assertTrue(other.settle(settlement(payer, next, charge, NOW.plusSeconds(1))));
+            assertTrue(other.settle(settlement(payer, next, SMALL_CHARGE, NOW.plusSeconds(1))));
             assertConserved(account.id(), 100_000);
         } finally {
             other.close();
