@@ -27,7 +27,23 @@ public final class Datastore implements AutoCloseable {
         this.embedded = embedded;
     }
 
+    /** For the gateway: the embedded default is set up in its data directory if it is not there yet. */
     public static Datastore select(Map<String, String> env) throws IOException {
+        return select(env, true);
+    }
+
+    /**
+     * For an operator command, which works on an installation that exists: the embedded default only where its data
+     * already is. A command run in the wrong directory would otherwise set up a new, empty database there and
+     * report success for an account or key the gateway never sees.
+     *
+     * @throws NoDataDirectoryException when the embedded default has no data in the directory
+     */
+    public static Datastore selectExisting(Map<String, String> env) throws IOException {
+        return select(env, false);
+    }
+
+    private static Datastore select(Map<String, String> env, boolean setUp) throws IOException {
         String url = firstNonBlank(System.getProperty("datasources.default.url"), env.get("DATASOURCES_DEFAULT_URL"));
         if (url != null) {
             check(url.strip());
@@ -35,6 +51,9 @@ public final class Datastore implements AutoCloseable {
         }
         Path dataDir = Path.of(firstNonBlank(System.getProperty("tollgate.data-dir"), env.get("TOLLGATE_DATA_DIR"),
                 DEFAULT_DATA_DIR));
+        if (!setUp && !EmbeddedPostgresDatastore.holdsData(dataDir)) {
+            throw new NoDataDirectoryException(dataDir.toAbsolutePath().normalize());
+        }
         EmbeddedPostgresDatastore embedded = EmbeddedPostgresDatastore.attachOrStart(dataDir, true);
         Map<String, Object> properties = new HashMap<>();
         properties.put("datasources.default.url", embedded.jdbcUrl());
@@ -43,6 +62,16 @@ public final class Datastore implements AutoCloseable {
         String how = embedded.startedHere() ? "started by this process" : "already running, attached";
         return new Datastore(properties, "embedded PostgreSQL 17 with data in " + embedded.dataDirectory()
                 + " (port " + embedded.port() + ", " + how + ")", embedded);
+    }
+
+    /** The embedded default has no data where a command looked for it. */
+    public static final class NoDataDirectoryException extends IllegalStateException {
+        NoDataDirectoryException(Path dataDir) {
+            super("no Tollgate data in " + dataDir + " (nothing was created there): run this command in the "
+                    + "directory the gateway runs in (its data is in ./" + DEFAULT_DATA_DIR + "), or set "
+                    + "TOLLGATE_DATA_DIR to the gateway's data directory, or DATASOURCES_DEFAULT_URL to its PostgreSQL; "
+                    + "for a new installation, start the gateway once first");
+        }
     }
 
     /** Properties that point the default datasource at the chosen server (none for an external URL). */

@@ -74,7 +74,11 @@ public final class AdminCommand implements Callable<Integer> {
         }
     }
 
-    /** Runs a use case and turns refusals into a one-line error and exit code 1. */
+    /**
+     * Runs a use case and turns refusals into a one-line error and exit code 1 — except a rule the value of one of
+     * the command's options broke (an expiry in the past: only the use case knows the time), which is a bad
+     * argument like any other: usage and exit code 2.
+     */
     int execute(CommandSpec commandSpec, Function<ApplicationContext, String> command) {
         PrintWriter out = commandSpec.commandLine().getOut();
         PrintWriter err = commandSpec.commandLine().getErr();
@@ -85,7 +89,13 @@ public final class AdminCommand implements Callable<Integer> {
                 out.flush();
             }
             return 0;
-        } catch (UseCaseException | DomainRuleViolation e) {
+        } catch (DomainRuleViolation e) {
+            String option = e.field() == null ? null : "--" + e.field().replace('_', '-');
+            if (option != null && commandSpec.findOption(option) != null) {
+                throw new ParameterException(commandSpec.commandLine(), option + ": " + e.getMessage());
+            }
+            err.println("error: " + e.getMessage());
+        } catch (UseCaseException e) {
             err.println("error: " + e.getMessage());
         } catch (Exception e) {
             err.println("error: " + FailureLine.of(e));

@@ -165,8 +165,14 @@ class AdminCliE2ETest {
 
         Run past = tollgate("admin", "api-key", "create", "--email", email, "--name", "x", "--expires-at",
                 "2001-01-01T00:00:00Z");
-        assertEquals(1, past.exit());
-        assertTrue(past.err().contains("expires_at must be in the future"), past.err());
+        assertEquals(2, past.exit(), past.err());
+        assertTrue(past.err().contains("--expires-at: expires_at must be in the future"), past.err());
+        assertTrue(past.err().contains("Usage:"), past.err());
+        assertEquals("", past.out());
+        Run pastManagement = tollgate("admin", "management-key", "create", "--email", email, "--name", "x",
+                "--expires-at", "2001-01-01T00:00:00Z");
+        assertEquals(2, pastManagement.exit(), pastManagement.err());
+        assertTrue(pastManagement.err().contains("--expires-at:"), pastManagement.err());
     }
 
     @Test

@@ -104,6 +104,14 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private final Thread stopping = new Thread(() -> closing = true, "embedded-postgres-stopping");
 
     /**
+     * Whether {@code dataDir} holds an embedded PostgreSQL's data: a gateway (or an earlier command) set one up
+     * there. Looks only; creates nothing.
+     */
+    public static boolean holdsData(Path dataDir) {
+        return Files.isRegularFile(dataDir.toAbsolutePath().normalize().resolve("postgres").resolve("PG_VERSION"));
+    }
+
+    /**
      * Attaches to the PostgreSQL serving {@code dataDir/postgres}, or starts one there.
      *
      * @param durable {@code true} keeps PostgreSQL's crash safety (fsync, synchronous commit); tests pass
