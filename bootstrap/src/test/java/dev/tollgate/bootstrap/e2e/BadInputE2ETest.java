@@ -211,6 +211,9 @@ class BadInputE2ETest extends GatewayE2ETest {
                 "2031-02-29T12:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T00:00:00.Z",
                 "2030-01-01", "2030-01-01T00:00:00", "2030-1-01T00:00:00Z", "2030-01-01T00:00:00+2", "",
                 "2030-01-01T00:00:00+24:00", "2030-01-01T00:00:00+05:60", "2030-06-30T23:58:60Z",
+                // Nothing around the timestamp, not even whitespace or a line break.
+                " 2030-01-01T00:00:00Z", "2030-01-01T00:00:00Z ", "\\t2030-01-01T00:00:00Z\\n",
+                "\u30002030-01-01T00:00:00Z",
                 // A four-digit year here, but year 10000 in UTC, which is what is stored and shown.
                 "9999-12-31T23:30:00-05:00")) {
             String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
