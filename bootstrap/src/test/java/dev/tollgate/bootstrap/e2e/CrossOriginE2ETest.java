@@ -45,6 +45,8 @@ class CrossOriginE2ETest extends GatewayE2ETest {
                 assertEquals(route[1], allowed.header("Access-Control-Allow-Methods"));
                 assertTrue(allowed.header("Access-Control-Allow-Headers").contains("authorization"));
                 assertNull(allowed.header("Access-Control-Allow-Credentials"), "no cookies cross-origin");
+                assertTrue(allowed.header("x-request-id") != null
+                        && allowed.header("x-request-id").startsWith("req_"), "an id on every answer: " + route[0]);
             }
             Reply chat = exchange(request("/v1/chat/completions", origin).header("Authorization", "Bearer " + gp)
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(

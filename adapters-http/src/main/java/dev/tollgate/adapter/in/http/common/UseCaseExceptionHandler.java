@@ -35,6 +35,12 @@ import java.time.Clock;
 @Singleton
 public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseException, HttpResponse<?>> {
 
+    /**
+     * The longest {@code Retry-After} of a {@code rate_limit_exceeded} a client is told to retry after: a minute,
+     * the longest request window. Beyond it the refusal carries {@code x-should-retry: false}.
+     */
+    static final long LONGEST_WAIT_TO_RETRY_SECONDS = 60;
+
     private final Clock clock;
     private final MeterRegistry registry;
 
@@ -67,8 +73,14 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             // A billing state, not throttling: the openai SDK would otherwise retry it (sdk-contract.md).
             response.header("x-should-retry", "false");
         } else if (exception instanceof RateLimitExceededException limited) {
-            // Accurate and small: the openai SDK sleeps whatever it is told (sdk-contract.md).
-            response.header("Retry-After", Long.toString(limited.refusal().retryAfterSeconds()));
+            // Accurate: the openai SDK sleeps whatever it is told (sdk-contract.md). A wait longer than a client's
+            // small retry budget (a distinct-source set stays full for up to an hour) is not one to sleep through
+            // inside a call: such a refusal says so, and the client decides when to come back.
+            long wait = limited.refusal().retryAfterSeconds();
+            response.header("Retry-After", Long.toString(wait));
+            if (wait > LONGEST_WAIT_TO_RETRY_SECONDS) {
+                response.header("x-should-retry", "false");
+            }
         } else if (exception instanceof TrafficLimitsUnavailableException) {
             response.header("Retry-After", "1");
         } else if (exception instanceof CatalogUnavailableException) {
