@@ -40,12 +40,17 @@ public final class TrafficRules {
         return new TrafficDemand(checks, cooldownScopes, limits.cooldown(), sample);
     }
 
-    /** §8.2 user-billed playground: the §8.1 buckets of the caller's key plus a few in flight per principal. */
+    /**
+     * §8.2 user-billed playground: the §8.1 buckets of the caller's key plus a few in flight per principal — and,
+     * being public playground traffic too, the caps of all playground traffic together, which it shares with the
+     * anonymous requests.
+     */
     public TrafficDemand userPlayground(Caller caller, Shape shape) {
         TrafficDemand v1 = modelRequest(caller, shape);
         List<QuotaCheck> checks = new ArrayList<>(v1.checks());
         checks.add(new QuotaCheck.Concurrency(new Bucket(LimitScope.PRINCIPAL, "key:" + caller.keyId(), "inflight"),
                 limits.playground().userConcurrency()));
+        allPlayground(checks, shape.estimatedTokens());
         return new TrafficDemand(checks, v1.cooldownScopes(), v1.cooldown(), v1.behaviour());
     }
 
@@ -58,19 +63,27 @@ public final class TrafficRules {
         TrafficLimits.PlaygroundLimits p = limits.playground();
         Bucket user = new Bucket(LimitScope.PRINCIPAL, principal, "rpm");
         Bucket address = new Bucket(LimitScope.PLAYGROUND_IP, ip, "rpm");
-        Bucket all = new Bucket(LimitScope.PLAYGROUND, ALL, "rpm");
-        List<QuotaCheck> checks = List.of(
+        List<QuotaCheck> checks = new ArrayList<>(List.of(
                 new QuotaCheck.Requests(user, p.perMinute(), MINUTE, null),
                 new QuotaCheck.Requests(user.withRule("rph"), p.perHour(), HOUR, null),
                 new QuotaCheck.Requests(address, p.perMinute(), MINUTE, null),
                 new QuotaCheck.Requests(address.withRule("rph"), p.perHour(), HOUR, null),
-                new QuotaCheck.Requests(all, p.allPerMinute(), MINUTE, null),
                 new QuotaCheck.Concurrency(user.withRule("inflight"), p.principalConcurrency()),
                 // A browser that drops its cookie is a new principal: the address holds as few in flight.
-                new QuotaCheck.Concurrency(address.withRule("inflight"), p.principalConcurrency()),
-                new QuotaCheck.Concurrency(all.withRule("inflight"), p.allConcurrency()),
-                new QuotaCheck.Tokens(all.withRule("tpm"), p.allTokensPerMinute(), estimatedTokens, MINUTE, true));
+                new QuotaCheck.Concurrency(address.withRule("inflight"), p.principalConcurrency())));
+        allPlayground(checks, estimatedTokens);
         return new TrafficDemand(checks, List.of(), limits.cooldown(), null);
+    }
+
+    /** §8.2 "all public playground traffic": requests per minute, in flight and estimated tokens per minute. */
+    private void allPlayground(List<QuotaCheck> checks, long estimatedTokens) {
+        TrafficLimits.PlaygroundLimits p = limits.playground();
+        Bucket all = new Bucket(LimitScope.PLAYGROUND, ALL, "rpm");
+        checks.add(new QuotaCheck.Requests(all, p.allPerMinute(), MINUTE, null));
+        checks.add(new QuotaCheck.Concurrency(all.withRule("inflight"), p.allConcurrency()));
+        // Estimates: the operator pays for the anonymous traffic, and the budget bounds what the route asks of the
+        // providers whoever pays, so it refuses.
+        checks.add(new QuotaCheck.Tokens(all.withRule("tpm"), p.allTokensPerMinute(), estimatedTokens, MINUTE, true));
     }
 
     private List<Bucket> authenticatedChecks(Caller caller, Shape shape, List<QuotaCheck> checks) {

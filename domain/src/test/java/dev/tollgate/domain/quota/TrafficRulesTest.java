@@ -42,8 +42,8 @@ class TrafficRulesTest {
                 }
             }
             assertEquals(4, pairs, "key, key+IP, account and IP: " + checks);
-            assertEquals(8, checks.stream().filter(c -> c instanceof QuotaCheck.Requests).count(),
-                    "no request window without its pair");
+            assertEquals(8, checks.stream().filter(c -> c instanceof QuotaCheck.Requests
+                    && c.bucket().scope() != LimitScope.PLAYGROUND).count(), "no request window without its pair");
         }
     }
 
@@ -134,7 +134,17 @@ class TrafficRulesTest {
         Map<String, QuotaCheck> checks = byKey(demand);
         assertEquals(4, checks.get("principal:inflight:key:key-1").limit());
         assertEquals(50, checks.get("key:inflight:key-1").limit(), "the /v1 buckets apply too");
-        assertEquals(17, checks.size());
+        // It is public playground traffic: counted in the caps of all of it, the same buckets anonymous requests use.
+        Map<String, QuotaCheck> anonymous = byKey(rules.anonymousPlayground("p", "198.51.100.7", 10));
+        for (String all : List.of("playground:rpm:all", "playground:inflight:all", "playground:tpm:all")) {
+            assertEquals(anonymous.get(all).limit(), checks.get(all).limit(), all);
+        }
+        assertEquals(10_000, checks.get("playground:rpm:all").limit());
+        assertEquals(1_000, checks.get("playground:inflight:all").limit());
+        QuotaCheck.Tokens tokens = (QuotaCheck.Tokens) checks.get("playground:tpm:all");
+        assertEquals(1_234, tokens.tokens());
+        assertTrue(tokens.blocking());
+        assertEquals(20, checks.size());
     }
 
     @Test
