@@ -60,7 +60,16 @@ public final class PiiRedactor implements UnaryOperator<String> {
     /** Country, check digits and 11 to 30 letters or digits; a space, dash, dot or line break between any two. */
     private static final Pattern IBAN = Pattern.compile(
             "(?<![A-Za-z0-9])[A-Za-z]{2} ?\\d{2}(?:(?:[ .-]|\\r?\\n)?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])");
-    private static final Pattern SSN = Pattern.compile("(?<![\\d-])\\d{3}-\\d{2}-\\d{4}(?![\\d-])");
+    /**
+     * US Social Security numbers: 3-2-4 digits joined by dashes or by spaces, or nine digits in one run right after
+     * a label saying what they are ({@code SSN 123456789}, {@code social security no. 123456789}). Never area 000,
+     * 666 or 9xx, group 00 or serial 0000: no such number is issued.
+     */
+    private static final Pattern SSN = Pattern.compile("(?<![\\d-])(?!000|666|9)\\d{3}(?<ssnsep>[- ])(?!00)\\d{2}"
+            + "\\k<ssnsep>(?!0000)\\d{4}(?![\\d-])");
+    /** The nine digits after their label (group 1). */
+    private static final Pattern SSN_LABELLED = Pattern.compile("(?i)\\b(?:ssn|social security)(?: (?:number|no\\.?|#))?"
+            + ":? ?((?!000|666|9)\\d{3}(?!00)\\d{2}(?!0000)\\d{4})(?!\\d)");
     /**
      * Grouped phone numbers, in the three shapes that mark a number as one (groups of digits alone do not: a list of
      * scores, years, ports or dates is written the same way):
@@ -72,7 +81,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
      * in up to five groups of two to eight digits joined by one kind of separator ({@code 020 7946 0958},
      * {@code 030 / 1234567}, {@code 06 12 34 56 78}, {@code (0171) 1234567});</li>
      * <li>North American 3-3-4: {@code 415 555 2671}, {@code 415-555-0132}, {@code 415.555.0132},
-     * {@code (415) 555-0132}, maybe after a {@code 1}; an area code never starts with 0 or 1.</li>
+     * {@code (415) 555-0132}, maybe after a {@code 1}; an area code never starts with 0 or 1. With two kinds of
+     * separator ({@code 415 555-0132}, {@code 415/555-0132}) the exchange may not start with 0 or 1 either.</li>
      * </ul>
      * Never right after a word, a dot or dash, nor (unless after a {@code +}) right after a number and its separator:
      * the tail of a longer grouped number (8 045 311 447) is none; and never followed by more groups (an ISBN or a
@@ -84,7 +94,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
             + "|(?<!\\d[ ./-])(?:"
             + "(?:\\(0[1-9]\\d{0,3}\\) ?|0[1-9]\\d{0,3}(?:[ .-]| ?/ ?))"
             + "\\d{2,8}(?:(?<sep>[ .-])\\d{2,8}(?:\\k<sep>\\d{2,8}){0,3})?"
-            + "|(?:1[ .-])?(?:\\([2-9]\\d{2}\\)[ .-]?\\d{3}[ .-]?|[2-9]\\d{2}(?<nanp>[ .-])\\d{3}\\k<nanp>)\\d{4}))"
+            + "|(?:1[ .-])?(?:\\([2-9]\\d{2}\\)[ .-]?\\d{3}[ .-]?|[2-9]\\d{2}(?<nanp>[ .-])\\d{3}\\k<nanp>"
+            + "|[2-9]\\d{2}(?:[ .-]| ?/ ?)[2-9]\\d{2}[ .-])\\d{4}))"
             + "(?!\\w|[-./:]\\d)");
     /**
      * Forms without the groups above: the international one with its {@code +} (E.164, +14155552671, or with any
@@ -216,6 +227,10 @@ public final class PiiRedactor implements UnaryOperator<String> {
         search(work, CARD_GROUPED, "[card]", PiiRedactor::card, spans);
         searchIbans(work, spans);
         search(work, SSN, "[ssn]", match -> true, spans);
+        Matcher labelled = SSN_LABELLED.matcher(work);
+        while (labelled.find()) {
+            found(work, new Span(labelled.start(1), labelled.end(1), "[ssn]"), spans);
+        }
         search(work, PHONE, "[phone]", PiiRedactor::groupedPhone, spans);
         search(work, PHONE_UNGROUPED, "[phone]", PiiRedactor::phoneLength, spans);
         return spans;
@@ -254,12 +269,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
         Matcher matcher = IBAN.matcher(work);
         int from = 0;
         while (from < work.length() && matcher.find(from)) {
-            String candidate = matcher.group();
-            int length = candidate.length();
-            while (length >= 15 && !iban(candidate.substring(0, length))) {
-                length = lastSeparator(candidate, length - 1);
-            }
-            if (length < 15) {
+            int length = validIbanLength(work, matcher.start(), matcher.end());
+            if (length == 0) {
                 from = matcher.start() + 1;
                 continue;
             }
@@ -268,15 +279,50 @@ public final class PiiRedactor implements UnaryOperator<String> {
         }
     }
 
-    /** The last separator of an IBAN's groups at or before {@code from}, or -1. */
-    private static int lastSeparator(String candidate, int from) {
-        for (int i = from; i >= 0; i--) {
-            char c = candidate.charAt(i);
-            if (c == ' ' || c == '-' || c == '.' || c == '\n' || c == '\r') {
-                return i;
+    private static boolean ibanSeparator(char c) {
+        return c == ' ' || c == '-' || c == '.' || c == '\n' || c == '\r';
+    }
+
+    /** An IBAN's letter or digit as mod 97 reads it: digits as themselves, letters as 10 (A) to 35 (Z). */
+    private static int ibanValue(char c) {
+        return c <= '9' ? c - '0' : Character.toUpperCase(c) - 'A' + 10;
+    }
+
+    /**
+     * The length of the longest IBAN in {@code text[start, end)} (a match of {@link #IBAN}) that starts at its
+     * start and ends at its end or right before one of its separators, at least 15 characters long; 0 when there is
+     * none. ISO 13616's check: the number with its first four characters moved to the end, letters as two digits,
+     * leaves 1 modulo 97 — worked out for every such end in one pass: (rest × 10^digits(head) + head) mod 97.
+     */
+    private static int validIbanLength(CharSequence text, int start, int end) {
+        int head = 0;
+        int headScale = 1;
+        int i = start;
+        for (int seen = 0; i < end && seen < 4; i++) {
+            char c = text.charAt(i);
+            if (!ibanSeparator(c)) {
+                int value = ibanValue(c);
+                int scale = value > 9 ? 100 : 10;
+                head = (head * scale + value) % 97;
+                headScale = headScale * scale % 97;
+                seen++;
             }
         }
-        return -1;
+        int rest = 0;
+        int longest = 0;
+        for (; i <= end; i++) {
+            char c = i < end ? text.charAt(i) : ' ';
+            if (ibanSeparator(c)) {
+                // Before the first character of a separator (\r\n stays whole after the IBAN).
+                if (!ibanSeparator(text.charAt(i - 1)) && i - start >= 15 && (rest * headScale + head) % 97 == 1) {
+                    longest = i - start;
+                }
+            } else {
+                int value = ibanValue(c);
+                rest = (rest * (value > 9 ? 100 : 10) + value) % 97;
+            }
+        }
+        return longest;
     }
 
     /**
@@ -426,18 +472,6 @@ public final class PiiRedactor implements UnaryOperator<String> {
             sum += d;
         }
         return digits >= 13 && digits <= 19 && sum % 10 == 0;
-    }
-
-    private static boolean iban(String match) {
-        String compact = match.replaceAll("[\\s.-]", "").toUpperCase(Locale.ROOT);
-        String rearranged = compact.substring(4) + compact.substring(0, 4);
-        int remainder = 0;
-        for (int i = 0; i < rearranged.length(); i++) {
-            char c = rearranged.charAt(i);
-            int value = Character.isDigit(c) ? c - '0' : c - 'A' + 10;
-            remainder = value > 9 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
-        }
-        return remainder == 1;
     }
 
     /**

@@ -55,6 +55,31 @@ class PiiRedactorTest {
     }
 
     @Test
+    void usNumbersWithTwoKindsOfSeparatorAndSsnsWithSpacesOrALabelAreReplaced() {
+        for (String phone : List.of("415 555-0132", "212-555 0199", "415/555-0132", "1 212 555-0199",
+                "415.555-0132")) {
+            assertEquals("call [phone] now", redact.apply("call " + phone + " now"), phone);
+        }
+        assertEquals("SSN [ssn], [ssn] and ssn: [ssn]",
+                redact.apply("SSN 123 45 6789, 078-05-1120 and ssn: 123456789"));
+        assertEquals("social security number [ssn]", redact.apply("social security number 219099999"));
+        // Two kinds of separator with an exchange of 0 or 1, and numbers no SSN can be, stay.
+        String text = "scores 415 155-0132, range 200 100-3000, codes 000-12-3456 666 12 3456 900-12-3456 "
+                + "123-00-4567 123 45 0000, order 123456789";
+        assertEquals(text, redact.apply(text));
+    }
+
+    @Test
+    void anIbanThatRunsOnIntoTheWordsAfterItEndsWhereItsChecksumHolds() {
+        assertEquals("IBAN [iban] BIC COBA", redact.apply("IBAN DE89 3704 0044 0532 0130 00 BIC COBA"));
+        assertEquals("[iban] ab 12", redact.apply("de89 3704 0044 0532 0130 00 ab 12"));
+        assertEquals("[iban]\r\nnext line", redact.apply("DE89 3704 0044 0532 0130 00\r\nnext line"));
+        assertEquals("GB82 WEST 1234 5698 7654 3", redact.apply("GB82 WEST 1234 5698 7654 3"),
+                "no prefix of a candidate that fails mod 97 passes it");
+        assertEquals("[iban] 7", redact.apply("GB82 WEST 1234 5698 7654 32 7"), "letters count as two digits");
+    }
+
+    @Test
     void numbersSplitAcrossLinesTabsOrSpacedDashesAreReplaced() {
         for (String card : List.of("4111\n1111\n1111\n1111", "4111\r\n1111\r\n1111\r\n1111",
                 "4111\t1111\t1111\t1111", "4111 1111\n1111 1111", "4111 - 1111 - 1111 - 1111")) {
