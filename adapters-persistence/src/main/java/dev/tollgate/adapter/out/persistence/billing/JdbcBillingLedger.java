@@ -1018,7 +1018,7 @@ public class JdbcBillingLedger implements BillingLedger {
             }
         });
         if (given > 0) {
-            LOG.warn("Gave {} balance slices of stopped instances back to their accounts", given);
+            LOG.warn("Gave the unused money of stopped instances' balance slices back to {} accounts", given);
         }
         return given;
     }
@@ -1043,7 +1043,11 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
-    /** Gives the dead slices back (of one account, or of all when {@code account} is null); answers how many. */
+    /**
+     * Gives the dead slices back (of one account, or of all when {@code account} is null); answers how many held
+     * money. An instance that stopped cleanly gave its money back already and leaves only empty rows, removed here
+     * without a word.
+     */
     private int giveBackDeadSlices(Connection connection, Instant now, UUID account) throws SQLException {
         Map<UUID, Long> back = new TreeMap<>();
         try (PreparedStatement delete = connection.prepareStatement("DELETE FROM balance_slice s WHERE " + DEAD_SLICE
@@ -1059,6 +1063,7 @@ public class JdbcBillingLedger implements BillingLedger {
                 }
             }
         }
+        back.values().removeIf(amount -> amount == 0);
         try (PreparedStatement update = connection.prepareStatement("UPDATE account SET balance_micros = "
                 + "balance_micros + ?, reserved_micros = reserved_micros - ? WHERE id = ?")) {
             for (Map.Entry<UUID, Long> entry : back.entrySet()) {
