@@ -25,12 +25,13 @@ import java.util.regex.Pattern;
 public final class PiiRedactor implements UnaryOperator<String> {
 
     /**
-     * Local part and domain in any script (internationalised addresses), the top-level domain in letters. A
-     * candidate whose top-level label is a file extension is a file name ({@code icon@2x.png}), see
-     * {@link #FILE_EXTENSIONS}.
+     * Local part and domain in any script (internationalised addresses), the top-level domain in letters or in its
+     * ASCII (punycode) form, {@code xn--p1ai}. A candidate whose top-level label is a file extension is a file name
+     * ({@code icon@2x.png}), see {@link #FILE_EXTENSIONS}.
      */
     private static final Pattern EMAIL = Pattern.compile("(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}@"
-            + "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}\\p{L}{2,24}(?![\\p{L}\\p{N}\\p{M}-])");
+            + "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}(?:\\p{L}{2,24}|[Xx][Nn]--[A-Za-z0-9-]{1,59})"
+            + "(?![\\p{L}\\p{N}\\p{M}-])");
     /**
      * Common file extensions that are not delegated top-level domains, so an address can never end in one. Those
      * that are (.pl, .md, .py, .sh, .rs, .ai country codes, the .zip and .mov gTLDs) are left out: real addresses

@@ -70,6 +70,12 @@ class PiiRedactorTest {
     }
 
     @Test
+    void anAddressUnderATopLevelDomainInItsAsciiFormIsReplaced() {
+        assertEquals("write to [email] or [email]",
+                redact.apply("write to user@example.xn--p1ai or ivan@xn--80a1acny.xn--p1ai"));
+    }
+
+    @Test
     void anIbanThatRunsOnIntoTheWordsAfterItEndsWhereItsChecksumHolds() {
         assertEquals("IBAN [iban] BIC COBA", redact.apply("IBAN DE89 3704 0044 0532 0130 00 BIC COBA"));
         assertEquals("[iban] ab 12", redact.apply("de89 3704 0044 0532 0130 00 ab 12"));
