@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 @MicronautTest(transactional = false)
 class UserBilledPlaygroundE2ETest extends GatewayE2ETest {
 
-    private static final String CATALOG = new TestCatalog()
+    static final String CATALOG = new TestCatalog()
             .simulator("sim", 0, 0, 4)
             .simulator("slow", 0, 20, 400)
             .model("ub/priced", "sim", "1000", "1000")
@@ -40,12 +40,12 @@ class UserBilledPlaygroundE2ETest extends GatewayE2ETest {
         return properties;
     }
 
-    private String regularKey(Email email) {
+    String regularKey(Email email) {
         return (String) createKey(managementKey(email, ManagementAccess.READ_WRITE), "{\"name\":\"pg\"}").json()
                 .get("key");
     }
 
-    private static String ask(String model, boolean stream, int maxTokens) {
+    static String ask(String model, boolean stream, int maxTokens) {
         return "{\"model\":\"" + model + "\",\"stream\":" + stream + ",\"max_tokens\":" + maxTokens
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello from a signed in user\"}]}";
     }
