@@ -15,6 +15,7 @@ import io.micronaut.http.annotation.ResponseFilter;
 import io.micronaut.http.annotation.ServerFilter;
 import io.micronaut.http.cookie.Cookie;
 import io.micronaut.http.cookie.SameSite;
+import io.micronaut.http.filter.ConditionalFilter;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -34,14 +35,13 @@ import java.util.Optional;
  *     token (compared in constant time). Signed out (sign-up, sign-in, the verification link), it is a signed
  *     double submit: the browser holds a random {@code tollgate_form} cookie and the form carries the HMAC of it
  *     under the dashboard secret, which another site can neither read nor make.</li>
- * <li>Every dashboard answer carries a strict Content-Security-Policy (own scripts and styles only), no framing,
+ * <li>Every dashboard answer ({@link DashboardPaths}) carries a strict Content-Security-Policy (own scripts and styles only), no framing,
  *     no referrer (verification links carry a token), no caching (pages may show a new key once).</li>
  * </ul>
  */
 @Singleton
-@ServerFilter({"/", "/login", "/logout", "/signup", "/verify", "/verify/**", "/settings", "/settings/**", "/outbox",
-        "/keys", "/keys/**", "/usage", "/usage/**", "/balance", "/playground", "/assets/**", "/webjars/**"})
-public final class DashboardSecurity {
+@ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
+public final class DashboardSecurity implements ConditionalFilter {
 
     static final String SESSION_COOKIE = "tollgate_session";
     static final String FORM_COOKIE = "tollgate_form";
@@ -165,6 +165,12 @@ public final class DashboardSecurity {
     }
 
     /** Security headers on every dashboard answer, and the form cookie of a browser that had none. */
+    /** The filter runs on the dashboard's paths only. */
+    @Override
+    public boolean isEnabled(HttpRequest<?> request) {
+        return DashboardPaths.covers(request.getPath());
+    }
+
     @ResponseFilter
     public void headers(HttpRequest<?> request, MutableHttpResponse<?> response) {
         var headers = response.getHeaders();
