@@ -35,8 +35,8 @@ import java.util.Optional;
  *     token (compared in constant time). Signed out (sign-up, sign-in, the verification link), it is a signed
  *     double submit: the browser holds a random {@code tollgate_form} cookie and the form carries the HMAC of it
  *     under the dashboard secret, which another site can neither read nor make.</li>
- * <li>Every dashboard answer ({@link DashboardPaths}) carries a strict Content-Security-Policy (own scripts and styles only), no framing,
- *     no referrer (verification links carry a token), no caching (pages may show a new key once).</li>
+ * <li>Every dashboard answer ({@link DashboardPaths}) carries a strict Content-Security-Policy (own scripts and
+ *     styles only), no framing, no referrer (verification links carry a token), no caching (pages may show a new key once).</li>
  * </ul>
  */
 @Singleton
@@ -164,13 +164,13 @@ public final class DashboardSecurity implements ConditionalFilter {
         return value.length() == 64 && value.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
     }
 
-    /** Security headers on every dashboard answer, and the form cookie of a browser that had none. */
     /** The filter runs on the dashboard's paths only. */
     @Override
     public boolean isEnabled(HttpRequest<?> request) {
         return DashboardPaths.covers(request.getPath());
     }
 
+    /** Security headers on every dashboard answer, and the form cookie of a browser that had none. */
     @ResponseFilter
     public void headers(HttpRequest<?> request, MutableHttpResponse<?> response) {
         var headers = response.getHeaders();
