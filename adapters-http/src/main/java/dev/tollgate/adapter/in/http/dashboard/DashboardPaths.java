@@ -6,7 +6,8 @@ import java.util.Set;
  * HTTP adapter: which request paths are the dashboard's — its pages, its form posts, its assets. The dashboard's
  * filters ({@link DashboardSecurity}, {@link DashboardViews}) run for these paths only, decided here once per
  * request with a look at the first path segment, instead of by a list of path patterns that the framework would
- * match one by one against every request of the model API (a CPU profile of chat completions found 4 % of its samples in that matching).
+ * match one by one against every request of the model API (a CPU profile of chat completions found 4 % of its
+ * samples in that matching).
  */
 final class DashboardPaths {
 
