@@ -36,7 +36,8 @@ import java.util.Optional;
  *     double submit: the browser holds a random {@code tollgate_form} cookie and the form carries the HMAC of it
  *     under the dashboard secret, which another site can neither read nor make.</li>
  * <li>Every dashboard answer ({@link DashboardPaths}) carries a strict Content-Security-Policy (own scripts and
- *     styles only), no framing, no referrer (verification links carry a token), no caching (pages may show a new key once).</li>
+ *     styles only), no framing, no referrer (verification links carry a token), no caching (pages may show a new
+ *     key once).</li>
  * </ul>
  */
 @Singleton
