@@ -510,5 +510,15 @@ class DashboardE2ETest extends DashboardE2ESupport {
         }
         assertEquals("/login", location(browser.get("/")), "signed out, the overview sends you to sign in");
         assertEquals("/login", location(browser.get("/settings/management-keys")));
+        // Every answer under a dashboard path carries the headers (redirects and a page no route serves too),
+        // the model API's answers do not.
+        for (String path : List.of("/settings/management-keys", "/keys/no-such-key", "//keys")) {
+            HttpResponse<String> answer = browser.get(path);
+            assertEquals("no-store", answer.headers().firstValue("cache-control").orElse(null), path);
+            assertTrue(answer.headers().firstValue("content-security-policy").isPresent(), path);
+        }
+        HttpResponse<String> api = browser.get("/v1/models");
+        assertEquals(401, api.statusCode(), "no key");
+        assertFalse(api.headers().firstValue("content-security-policy").isPresent());
     }
 }

@@ -190,6 +190,17 @@ public abstract class GatewayE2ETest implements TestPropertyProvider {
         return managementKey(newAccount(true), ManagementAccess.READ_WRITE);
     }
 
+    /** A regular (gp-) key of the account, created through /api/v1/keys. */
+    String regularKey(Email email) {
+        return (String) createKey(managementKey(email, ManagementAccess.READ_WRITE), "{\"name\":\"e2e\"}").json()
+                .get("key");
+    }
+
+    /** A regular (gp-) key of a fresh verified account. */
+    String regularKey() {
+        return regularKey(newAccount(true));
+    }
+
     Reply createKey(String managementKey, String body) {
         Reply reply = post("/api/v1/keys", managementKey, body);
         assertEquals(201, reply.status(), reply.raw().body());

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tollgate.domain.account.Email;
-import dev.tollgate.domain.managementkey.ManagementAccess;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import java.io.InputStream;
 import java.net.URI;
@@ -53,12 +51,6 @@ class TrafficLimitsE2ETest extends GatewayE2ETest {
     @BeforeEach
     void aMinuteLater() {
         clock.advance(Duration.ofSeconds(61));
-    }
-
-    private String regularKey() {
-        Email email = newAccount(true);
-        return (String) createKey(managementKey(email, ManagementAccess.READ_WRITE), "{\"name\":\"traffic\"}").json()
-                .get("key");
     }
 
     private static String body(String model, String prompt, boolean stream) {

@@ -3,7 +3,6 @@ package dev.tollgate.bootstrap.e2e;
 import static dev.tollgate.bootstrap.e2e.UserBilledPlaygroundE2ETest.ask;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tollgate.domain.managementkey.ManagementAccess;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,11 +22,6 @@ class UserBilledPlaygroundCapsE2ETest extends GatewayE2ETest {
         properties.put("tollgate.playground.models", "ub/slow");
         properties.put("tollgate.limits.playground.all-per-minute", "8");
         return properties;
-    }
-
-    private String regularKey() {
-        return (String) createKey(managementKey(newAccount(true), ManagementAccess.READ_WRITE), "{\"name\":\"pg\"}")
-                .json().get("key");
     }
 
     @Test

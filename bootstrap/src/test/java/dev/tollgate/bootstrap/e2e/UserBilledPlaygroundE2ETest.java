@@ -40,11 +40,6 @@ class UserBilledPlaygroundE2ETest extends GatewayE2ETest {
         return properties;
     }
 
-    String regularKey(Email email) {
-        return (String) createKey(managementKey(email, ManagementAccess.READ_WRITE), "{\"name\":\"pg\"}").json()
-                .get("key");
-    }
-
     static String ask(String model, boolean stream, int maxTokens) {
         return "{\"model\":\"" + model + "\",\"stream\":" + stream + ",\"max_tokens\":" + maxTokens
                 + ",\"messages\":[{\"role\":\"user\",\"content\":\"hello from a signed in user\"}]}";
