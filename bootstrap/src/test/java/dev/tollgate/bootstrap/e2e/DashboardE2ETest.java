@@ -13,6 +13,7 @@ import dev.tollgate.domain.shared.KeyName;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -487,6 +488,25 @@ class DashboardE2ETest extends DashboardE2ESupport {
         Browser forwarded = new Browser();
         forwarded.headers.put("Forwarded", "for=203.0.113.50");
         assertEquals(404, forwarded.get("/outbox").statusCode());
+        // DNS rebinding: a page whose site's name now points at 127.0.0.1 connects from loopback with its own name.
+        assertEquals(404, outboxStatusWithHost("attacker.example:" + server.getPort()));
+        assertEquals(404, outboxStatusWithHost("127.0.0.1.nip.io:" + server.getPort()));
+        assertEquals(200, outboxStatusWithHost("localhost:" + server.getPort()));
+        assertEquals(200, outboxStatusWithHost("127.0.0.1:" + server.getPort()));
+    }
+
+    /** GET /outbox over a plain socket from loopback, with a Host header the JDK's client would not let us set. */
+    private int outboxStatusWithHost(String host) {
+        try (Socket socket = new Socket("127.0.0.1", server.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET /outbox HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(answer.startsWith("HTTP/1.1 "), answer);
+            return Integer.parseInt(answer.substring(9, 12));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
