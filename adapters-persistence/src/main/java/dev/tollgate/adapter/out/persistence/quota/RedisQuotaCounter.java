@@ -23,7 +23,6 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
@@ -686,7 +685,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 throw unavailable("could not be reached a moment ago", connectFailure);
             }
             try {
-                StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8, uri);
+                StatefulRedisConnection<String, String> opened = client.connect(ExactUtf8Codec.INSTANCE, uri);
                 try {
                     loadScripts(opened, uri.getTimeout());
                 } catch (RedisException e) {
