@@ -16,6 +16,7 @@ import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One PostgreSQL serves one data directory. If a live server already serves it (the gateway is running and
  * this is the CLI, or a PostgreSQL outlived a killed gateway) we attach to it through its {@code postmaster.pid};
- * otherwise we start one and stop it again on {@link #close()}.
+ * otherwise we start one. On {@link #close()} the last process using the server stops it, whichever started it.
  *
  * <p>The server takes only password connections ({@code scram-sha-256}, TCP and Unix socket alike): its superuser's
  * password is random, made at the first start and kept in {@code <data dir>/postgres-password}, readable by the
@@ -49,8 +50,14 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
 
     private final Path pgData;
     private final String password;
-    /** The name this process's connections carry, so that others' can be told apart from them. */
+    /** The name of this process's short checks (is the server up, and whose is it). */
     private static final String APPLICATION_NAME = "tollgate-" + ProcessHandle.current().pid();
+    private static final AtomicInteger USERS = new AtomicInteger();
+    /**
+     * The name this handle's connections carry (pool, presence), so that every other user's can be told apart from
+     * them: the process id, and which handle of the process (tests open several).
+     */
+    private final String applicationName = APPLICATION_NAME + "-" + USERS.incrementAndGet();
     private final int port;
     private final boolean durable;
     /** The file zonky locks in the data directory while it runs a server there. */
@@ -73,9 +80,10 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private boolean gone;
     private final ScheduledExecutorService watchdog;
     /**
-     * While attached to a server another process started: one idle connection that tells that process, should it
-     * stop before this one (a CLI command that started the server just before the gateway attached), that the
-     * server is in use — before this process's pool has opened any connection of its own.
+     * For as long as this process uses the server, whoever started it: one idle connection that tells every other
+     * process on the directory, when it stops, that the server is still in use — before this process's pool has
+     * opened any connection of its own (a CLI command that started the server just before a gateway attached), and
+     * while that pool holds none.
      */
     private volatile Connection presence;
 
@@ -88,9 +96,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         this.owned = owned;
         this.durable = durable;
         this.postmasterPid = postmasterPid(pgData);
-        if (owned == null) {
-            announcePresence();
-        }
+        announcePresence();
         this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "embedded-postgres-watchdog");
             thread.setDaemon(true);
@@ -247,9 +253,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 gone = false;
                 boolean ours = running.isEmpty() || adoptLateStart();
                 lastRestartTryMillis = 0;
-                if (!ours) {
-                    announcePresence();
-                }
+                announcePresence();
                 LOG.info("The embedded PostgreSQL on port {} is back ({}, process {})", port,
                         ours ? "started again by this process" : "started by another process", postmasterPid);
             } catch (IOException | RuntimeException e) {
@@ -386,11 +390,16 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     }
 
     private static Connection connect(int port, String database, String password) throws SQLException {
+        return connect(port, database, password, APPLICATION_NAME);
+    }
+
+    private static Connection connect(int port, String database, String password, String applicationName)
+            throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", SUPERUSER);
         props.setProperty("password", password);
         props.setProperty("connectTimeout", "2");
-        props.setProperty("ApplicationName", APPLICATION_NAME);
+        props.setProperty("ApplicationName", applicationName);
         props.setProperty("assumeMinServerVersion", "13");
         return DriverManager.getConnection(url(port, database), props);
     }
@@ -402,7 +411,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
     private void announcePresence() {
         closePresence();
         try {
-            presence = connect(port, "postgres", password);
+            presence = connect(port, "postgres", password, applicationName);
         } catch (SQLException e) {
             // The pool's own connections say the same a moment later.
             LOG.debug("Could not open the presence connection: {}", e.getMessage());
@@ -439,7 +448,7 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         // gateway's own connections without their name looked like another process's on shutdown, so the server
         // was left running (DedicatedConnection, close()).
         return url(port, DATABASE) + "?connectTimeout=2&socketTimeout=10&assumeMinServerVersion=13&ApplicationName="
-                + APPLICATION_NAME;
+                + applicationName;
     }
 
     public String username() {
@@ -475,8 +484,33 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         }
         synchronized (restarts) {
             closePresence();
-            stopIfOwned();
+            if (startedHere()) {
+                stopIfOwned();
+            } else {
+                stopIfLastUser();
+            }
         }
+    }
+
+    /**
+     * Stops a server another process started once no other process uses it: the process that started it left it
+     * running for this one (a CLI command that ended while a gateway was attached, or two overlapping commands) or
+     * was killed, and nobody else would ever stop it. Every process on the directory holds a presence connection
+     * for as long as it runs, so no other client connection means no other user. Only the server that still serves
+     * this directory on this process's port is stopped (its lock file and its own answer say so).
+     */
+    private void stopIfLastUser() {
+        if (otherClients() > 0) {
+            return;
+        }
+        Optional<Integer> running = runningServerPort(pgData, password);
+        long pid = postmasterPid(pgData);
+        if (running.isEmpty() || running.get() != port || pid == 0) {
+            return;
+        }
+        LOG.info("Stopping the embedded PostgreSQL on port {} (process {}, data in {}): the process that started it "
+                + "has stopped and no other process uses it", port, pid, pgData);
+        stopPostmaster(pid);
     }
 
     private void stopIfOwned() throws IOException {
@@ -488,25 +522,26 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         long others = otherClients();
         if (others > 0) {
             // Another gateway or a CLI command attached to this server: stopping it would cut them off mid-work.
-            // It keeps running; the next process on this directory attaches to it.
+            // It keeps running; the last of them to stop stops it (stopIfLastUser).
             // A warning, so that a CLI command (which logs only warnings) says it too: the server outlives it.
-            LOG.warn("Leaving the embedded PostgreSQL on port {} running: {} connection(s) of other processes use it; "
-                    + "the next gateway on {} attaches to it; to stop it, send SIGTERM to the pid on the first line of "
-                    + "its postmaster.pid", port, others, pgData);
+            LOG.warn("Leaving the embedded PostgreSQL on port {} (data in {}) running: {} connection(s) of other "
+                    + "processes use it; the last of them to stop stops it", port, pgData, others);
             return;
         }
         if (owned != null) {
             owned.close();
         } else {
-            stopAdopted(adopted);
+            stopPostmaster(adopted);
+            adoptedPid = 0;
         }
     }
 
     /**
-     * Stops a server adopted after a slow restart as zonky stops its own, with a fast shutdown (SIGINT to the
-     * postmaster; {@code pg_ctl} refuses to run as root, which zonky works around with a user namespace), waited for.
+     * Stops a server this process did not start through zonky (adopted after a slow restart, or left to this
+     * process by the one that started it) as zonky stops its own, with a fast shutdown (SIGINT to the postmaster;
+     * {@code pg_ctl} refuses to run as root, which zonky works around with a user namespace), waited for.
      */
-    private void stopAdopted(long pid) throws IOException {
+    private void stopPostmaster(long pid) {
         Optional<ProcessHandle> postmaster = ProcessHandle.of(pid);
         if (postmaster.isEmpty()) {
             return;
@@ -519,16 +554,18 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {})", port, pid, pgData);
+        } catch (IOException e) {
+            LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {}): {}", port, pid, pgData,
+                    e.getMessage());
         }
-        adoptedPid = 0;
     }
 
-    /** Client connections to this server of other processes (each process names its own by its pid). */
+    /** Client connections to this server other than this handle's (each handle names its own: pid and number). */
     private long otherClients() {
-        try (Connection connection = connect(port, "postgres", password);
+        try (Connection connection = connect(port, "postgres", password, applicationName);
                 Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
-                        + "'client backend' AND application_name <> '" + APPLICATION_NAME + "'")) {
+                        + "'client backend' AND application_name <> '" + applicationName + "'")) {
             return rs.next() ? rs.getLong(1) : 0;
         } catch (SQLException e) {
             return 0;

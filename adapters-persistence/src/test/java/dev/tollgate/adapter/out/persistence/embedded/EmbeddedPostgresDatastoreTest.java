@@ -230,19 +230,40 @@ class EmbeddedPostgresDatastoreTest {
             gateway.getOutputStream().close();
             assertTrue(gateway.waitFor(60, TimeUnit.SECONDS));
         }
-        // Nobody stops a server it did not start: this test stops the one left behind.
-        try (EmbeddedPostgresDatastore last = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
-            assertFalse(last.startedHere());
-        }
-        stopServer();
+        // The gateway was the last to use it: it stopped the server it did not start, which nobody else would.
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "stopped by its last user");
     }
 
-    private void stopServer() throws Exception {
-        long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postgres/postmaster.pid")).get(0).trim());
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy); // SIGTERM: PostgreSQL's smart shutdown
-        for (int i = 0; i < 100 && Files.exists(dataDir.resolve("postgres/postmaster.pid")); i++) {
-            Thread.sleep(100);
+    @Test
+    void twoOverlappingCommandsLeaveNoServerBehind() throws Exception {
+        EmbeddedPostgresDatastore first = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+        EmbeddedPostgresDatastore second = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+        assertTrue(first.startedHere());
+        assertFalse(second.startedHere());
+
+        first.close(); // the one that started it ends first: the other still uses it
+        try (Connection c = connect(second)) {
+            assertTrue(c.isValid(2), "left running for the second command");
         }
-        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")));
+
+        second.close(); // the last user ends: nobody would ever stop it otherwise
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "stopped by its last user");
+        assertThrows(java.sql.SQLException.class, () -> connect(second).close(), "nothing answers on its port");
+    }
+
+    @Test
+    void aProcessThatAttachedLeavesTheServerRunningWhileItsStarterStillUsesItWithoutAnyConnection()
+            throws Exception {
+        try (EmbeddedPostgresDatastore starter = EmbeddedPostgresDatastore.attachOrStart(dataDir, false)) {
+            assertTrue(starter.startedHere());
+            // The starter's pool holds no connection now; its presence connection still says it is there.
+            EmbeddedPostgresDatastore attached = EmbeddedPostgresDatastore.attachOrStart(dataDir, false);
+            assertFalse(attached.startedHere());
+            attached.close();
+            try (Connection c = connect(starter)) {
+                assertTrue(c.isValid(2), "the starter keeps its server");
+            }
+        }
+        assertFalse(Files.exists(dataDir.resolve("postgres/postmaster.pid")), "the starter stopped it");
     }
 }
