@@ -555,8 +555,8 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {})", port, pid, pgData);
         } catch (IOException e) {
-            LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {}): {}", port, pid, pgData,
-                    e.getMessage());
+            LOG.warn("Could not stop the embedded PostgreSQL on port {} (process {}, data in {}): {}", port, pid,
+                    pgData, e.getMessage());
         }
     }
 
