@@ -38,7 +38,12 @@ final class JsonAnswer {
     private static final int SHALLOW_REFS = 2;
     /** Values in one answer after which only demanded ones are produced. */
     private static final int VALUE_BUDGET = 5_000;
-    /** Values in one answer after which arrays stop growing even below minItems: the answer stays bounded. */
+    /**
+     * Values in one answer after which every further value is its type's minimal one and arrays stop growing even
+     * below minItems, so that the answer stays bounded: a schema whose required properties all refer back to it
+     * ({@code a}, {@code b}, {@code c} each {@code {"$ref": "#"}}) has no finite instance, and would otherwise be
+     * answered 3^48 values down to {@link #MAX_DEPTH}.
+     */
     private static final int HARD_VALUE_BUDGET = 20_000;
     /** Characters of padding for minLength in one answer: max_tokens cuts far shorter anyway. */
     private static final int CHARACTER_BUDGET = 100_000;
@@ -158,7 +163,7 @@ final class JsonAnswer {
             // true (or anything unreadable) admits every value, false none
             return Boolean.FALSE.equals(schema) ? null : words(2);
         }
-        if (depth > MAX_DEPTH) {
+        if (depth > MAX_DEPTH || values > HARD_VALUE_BUDGET) {
             return minimal(map);
         }
         if (map.get("$ref") instanceof String pointer) {

@@ -260,6 +260,14 @@ class JsonAnswerTest {
                 "{\"$ref\":\"https://example.com/s.json\"}", "{\"anyOf\":[]}", "{\"anyOf\":[{\"$ref\":\"#\"}]}",
                 "{\"allOf\":[{\"$ref\":\"#\"}]}", "{\"oneOf\":[1,2]}", "{\"properties\":\"oops\",\"required\":\"x\"}",
                 "{\"type\":\"object\",\"properties\":{\"me\":{\"$ref\":\"#\"}},\"required\":[\"me\"]}",
+                // Branching recursion where every branch is required: no finite instance, 3^48 values to depth 48.
+                "{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#\"},\"b\":{\"$ref\":\"#\"},"
+                        + "\"c\":{\"$ref\":\"#\"}},\"required\":[\"a\",\"b\",\"c\"]}",
+                "{\"type\":\"object\",\"properties\":{\"a\":{\"$ref\":\"#\"},\"b\":{\"$ref\":\"#\"}},"
+                        + "\"required\":[\"a\",\"b\"]}",
+                "{\"type\":\"array\",\"minItems\":2,\"items\":{\"$ref\":\"#\"}}",
+                "{\"type\":\"object\",\"required\":[\"a\",\"b\"],\"additionalProperties\":{\"$ref\":\"#\"}}",
+                "{\"type\":\"object\",\"minProperties\":4,\"additionalProperties\":{\"$ref\":\"#\"}}",
                 "{\"type\":\"array\",\"minItems\":1000000000,\"items\":{\"type\":\"array\",\"minItems\":1e9}}",
                 "{\"type\":\"array\",\"minItems\":100000,\"items\":{\"type\":\"string\",\"minLength\":100000}}",
                 "{\"type\":\"string\",\"minLength\":1e12,\"maxLength\":-1}",
@@ -274,6 +282,12 @@ class JsonAnswerTest {
             assertTrue(answer.length() < 2_000_000, schema + " gives " + answer.length() + " characters");
             try {
                 SchemaSubsetValidator.parse(answer);
+                // Tool arguments are built from the same schemas (a function's parameters).
+                Object parameters = SchemaSubsetValidator.parse(schema);
+                String arguments = assertTimeoutPreemptively(Duration.ofSeconds(5),
+                        () -> JsonAnswer.arguments(parameters, 3, true), schema);
+                assertTrue(arguments.length() < 2_000_000, schema + " gives " + arguments.length() + " characters");
+                SchemaSubsetValidator.parse(arguments);
             } catch (IOException e) {
                 throw new AssertionError(schema + " gives no JSON: " + answer, e);
             }
