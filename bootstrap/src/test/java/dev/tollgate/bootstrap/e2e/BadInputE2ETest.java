@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -350,6 +351,49 @@ class BadInputE2ETest extends GatewayE2ETest {
                 && notANumber.body().contains("not a number: abc"), notANumber.text());
         // The server is unharmed: the next connection is served as usual.
         assertEquals(200, get("/api/v1/keys", gpm).status());
+    }
+
+    @Test
+    void aChunkedRequestIsTheLastOnItsConnectionSoNothingCanBeSmuggledAfterIt() throws IOException {
+        String gpm = readWriteKey();
+        String chunked = chunked("{\"name\":\"chunked\"}");
+        String smuggled = "GET /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + gpm + "\r\n\r\n";
+        // Both framings: a proxy that trusts Content-Length sees one request, the chunked reading two (RFC 9112 §6.1).
+        String both = "POST /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + gpm
+                + "\r\nContent-Type: application/json\r\nContent-Length: " + (chunked.length() + smuggled.length())
+                + "\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + smuggled;
+        String answers = exchange(both);
+        assertEquals(1, answers.split("HTTP/1\\.1 ", -1).length - 1, "one answer, then the connection ends: " + answers);
+        assertTrue(answers.startsWith("HTTP/1.1 201"), answers);
+        assertTrue(answers.toLowerCase(Locale.ROOT).contains("connection: close"), answers);
+
+        // A plain chunked body is answered and ends its connection the same way.
+        String plain = exchange("POST /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + gpm
+                + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + chunked("{\"name\":\"plain chunked\"}") + smuggled);
+        assertEquals(1, plain.split("HTTP/1\\.1 ", -1).length - 1, plain);
+        assertTrue(plain.startsWith("HTTP/1.1 201"), plain);
+
+        // Requests framed by Content-Length keep their connection: two pipelined ones get two answers.
+        String listed = "GET /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + gpm
+                + "\r\n\r\n";
+        String twice = exchange(listed + listed.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n"));
+        assertEquals(2, twice.split("HTTP/1\\.1 200", -1).length - 1, twice);
+    }
+
+    private static String chunked(String json) {
+        return Integer.toHexString(json.getBytes(StandardCharsets.UTF_8).length) + "\r\n" + json + "\r\n0\r\n\r\n";
+    }
+
+    /** Writes {@code request} (one or more, as they are) and reads until the gateway closes the connection. */
+    private String exchange(String request) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.getPort())) {
+            socket.setSoTimeout(15_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     /** An answer read off a raw socket: for request heads no HTTP client would send. */

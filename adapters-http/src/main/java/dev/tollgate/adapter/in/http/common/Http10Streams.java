@@ -5,7 +5,6 @@ import io.micronaut.context.event.BeanCreatedEventListener;
 import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
 import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -67,8 +66,7 @@ public final class Http10Streams implements BeanCreatedEventListener<NettyServer
             }
             if (closeAfterThisAnswer && msg instanceof LastHttpContent) {
                 closeAfterThisAnswer = false;
-                ctx.write(msg, promise).addListener(ChannelFutureListener.CLOSE);
-                ctx.flush();
+                Http1Connections.writeLastThenClose(ctx, msg, promise);
                 return;
             }
             ctx.write(msg, promise);

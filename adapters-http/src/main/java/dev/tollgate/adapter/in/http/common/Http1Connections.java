@@ -3,7 +3,10 @@ package dev.tollgate.adapter.in.http.common;
 import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
 import java.util.function.Consumer;
 
 /**
@@ -39,5 +42,15 @@ final class Http1Connections implements NettyServerCustomizer {
                 && pipeline.get(marker) == null) {
             install.accept(pipeline);
         }
+    }
+
+    /**
+     * Writes {@code msg}, the last part of an answer, and closes the connection once it is sent. A void promise (the
+     * framework's, when it does not wait for the write) takes no listener, so the write is tracked here then.
+     */
+    static void writeLastThenClose(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        ChannelPromise written = promise.isVoid() ? ctx.newPromise() : promise;
+        ctx.write(msg, written).addListener(ChannelFutureListener.CLOSE);
+        ctx.flush();
     }
 }
