@@ -3,11 +3,13 @@ package dev.tollgate.adapter.in.http.common;
 import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * HTTP adapter: adds handlers to the pipeline of every HTTP/1.1 connection once Micronaut has built it, around its
@@ -28,6 +30,17 @@ final class Http1Connections implements NettyServerCustomizer {
 
     static void register(NettyServerCustomizer.Registry registry, String marker, Consumer<ChannelPipeline> install) {
         registry.register(new Http1Connections(null, marker, install));
+    }
+
+    /**
+     * Registers a handler of each connection's own, made by {@code handler}, right after the HTTP codec (where it
+     * sees decoded requests and the answers before they are encoded), named {@code name}. Answers {@code registry}.
+     */
+    static NettyServerCustomizer.Registry afterCodec(NettyServerCustomizer.Registry registry, String name,
+            Supplier<ChannelHandler> handler) {
+        register(registry, name, pipeline -> pipeline.addAfter(ChannelPipelineCustomizer.HANDLER_HTTP_SERVER_CODEC,
+                name, handler.get()));
+        return registry;
     }
 
     @Override
