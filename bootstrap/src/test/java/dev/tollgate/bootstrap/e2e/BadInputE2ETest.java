@@ -148,6 +148,8 @@ class BadInputE2ETest extends GatewayE2ETest {
         assertManagementError(send("POST", "/api/v1/keys/" + "a".repeat(64), gpm, "{}"), 405, null);
         Reply unknown = get("/api/v1/nothing-here", gpm);
         assertManagementError(unknown, 404, null);
+        // A doubled leading slash reaches no route, and is still answered as the control plane answers.
+        assertManagementError(get("//api/v1/keys", gpm), 404, null);
     }
 
     @Test

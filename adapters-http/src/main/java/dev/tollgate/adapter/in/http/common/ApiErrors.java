@@ -36,9 +36,16 @@ public final class ApiErrors {
         return isControlPlane(request.getPath());
     }
 
-    /** Whether a path (or a raw request target: query and escapes do not matter here) is the control plane's. */
+    /**
+     * Whether a path (or a raw request target: query and escapes do not matter here) is the control plane's. Extra
+     * leading slashes ({@code //api/v1/keys}, which no route serves) do not move it to the model surface's envelope.
+     */
     public static boolean isControlPlane(String path) {
-        return path.startsWith("/api/");
+        int start = 0;
+        while (start + 1 < path.length() && path.charAt(start + 1) == '/' && path.charAt(start) == '/') {
+            start++;
+        }
+        return path.startsWith("/api/", start);
     }
 
     public static MutableHttpResponse<Map<String, Object>> respond(HttpRequest<?> request, HttpStatus status,

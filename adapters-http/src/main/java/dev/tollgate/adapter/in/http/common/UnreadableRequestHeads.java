@@ -149,11 +149,18 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
         int start = buf.readerIndex();
         int end = buf.writerIndex();
         int space = buf.indexOf(start, Math.min(end, start + 16), (byte) ' ');
-        if (space < 0 || end - space - 1 < CONTROL_PLANE.length) {
+        if (space < 0) {
+            return false;
+        }
+        int target = space + 1;
+        while (target + 1 < end && buf.getByte(target) == '/' && buf.getByte(target + 1) == '/') {
+            target++; // //api/… is the control plane's too (ApiErrors.isControlPlane)
+        }
+        if (end - target < CONTROL_PLANE.length) {
             return false;
         }
         for (int i = 0; i < CONTROL_PLANE.length; i++) {
-            if (buf.getByte(space + 1 + i) != CONTROL_PLANE[i]) {
+            if (buf.getByte(target + i) != CONTROL_PLANE[i]) {
                 return false;
             }
         }
