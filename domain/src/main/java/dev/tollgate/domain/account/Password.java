@@ -39,8 +39,8 @@ public final class Password {
         if (length > MAX_LENGTH) {
             throw new DomainRuleViolation("password", "a password has at most " + MAX_LENGTH + " characters");
         }
-        if (text.isBlank()) {
-            throw new DomainRuleViolation("password", "a password cannot be only spaces");
+        if (text.codePoints().allMatch(Password::invisible)) {
+            throw new DomainRuleViolation("password", "a password cannot be only spaces or invisible characters");
         }
         if (text.strip().toLowerCase(Locale.ROOT).equals(email.value())) {
             throw new DomainRuleViolation("password", "a password cannot be your e-mail address");
@@ -62,5 +62,15 @@ public final class Password {
     @Override
     public String toString() {
         return "Password[***]";
+    }
+
+    /**
+     * Spaces of every kind (no-break and ideographic ones too), controls such as NUL, and format characters such as
+     * the zero-width space: a password of nothing else looks empty wherever it is typed or shown.
+     */
+    private static boolean invisible(int codePoint) {
+        int type = Character.getType(codePoint);
+        return Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || type == Character.CONTROL
+                || type == Character.FORMAT;
     }
 }

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.Pattern;
@@ -95,7 +96,9 @@ final class KeyForms {
             if (!DATETIME_LOCAL.matcher(typed).matches()) {
                 throw new DateTimeParseException("not a datetime-local value", typed, 0);
             }
-            return LocalDateTime.parse(typed.substring(0, 16), INPUT).toInstant(ZoneOffset.UTC);
+            // Seconds that do not exist (:60, :99) are refused like a day that does not exist.
+            return LocalDateTime.parse(typed, DateTimeFormatter.ISO_LOCAL_DATE_TIME).truncatedTo(ChronoUnit.MINUTES)
+                    .toInstant(ZoneOffset.UTC);
         } catch (DateTimeParseException e) {
             throw new FieldError("The expiry must be a date and time (UTC), e.g. 2030-01-31T23:59.");
         }

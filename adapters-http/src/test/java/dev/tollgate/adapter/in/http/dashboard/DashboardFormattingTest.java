@@ -54,6 +54,12 @@ class DashboardFormattingTest {
         assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "2030-02-30T10:00")),
                 "a day that does not exist is refused, not moved to 28 February");
         assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "2030-01-01T24:00")));
+        for (String seconds : java.util.List.of(":60", ":61", ":99", ":60.5")) {
+            assertThrows(KeyForms.FieldError.class, () -> KeyForms.expiry(Map.of("expires_at", "2030-01-01T10:00"
+                    + seconds)), "seconds that do not exist are refused, not dropped: " + seconds);
+        }
+        assertEquals(Instant.parse("2030-01-01T10:00:00Z"),
+                KeyForms.expiry(Map.of("expires_at", "2030-01-01T10:00:59.999")), "a browser's milliseconds are cut");
         assertEquals("2030-01-31T23:59", KeyForms.inputValue(Instant.parse("2030-01-31T23:59:30Z")));
         assertEquals("5.25", KeyForms.inputValue(Usd.ofMicros(5_250_000)));
     }
