@@ -29,9 +29,18 @@ public final class PiiRedactor implements UnaryOperator<String> {
      * ASCII (punycode) form, {@code xn--p1ai}. A candidate whose top-level label is a file extension is a file name
      * ({@code icon@2x.png}), see {@link #FILE_EXTENSIONS}.
      */
-    private static final Pattern EMAIL = Pattern.compile("(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}@"
-            + "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}(?:\\p{L}{2,24}|[Xx][Nn]--[A-Za-z0-9-]{1,59})"
-            + "(?![\\p{L}\\p{N}\\p{M}-])");
+    private static final String LOCAL_PART = "(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}";
+    private static final String DOMAIN = "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}"
+            + "(?:\\p{L}{2,24}|[Xx][Nn]--[A-Za-z0-9-]{1,59})(?![\\p{L}\\p{N}\\p{M}-])";
+    private static final Pattern EMAIL = Pattern.compile(LOCAL_PART + "@" + DOMAIN);
+    /**
+     * The rarer shapes RFC 5321 allows: a quoted local part ({@code "bob smith"@example.com}) with any domain, and a
+     * domain that is an address literal ({@code user@[192.168.0.1]}, {@code user@[IPv6:2001:db8::1]}).
+     */
+    private static final String ADDRESS_LITERAL = "\\[(?:[0-9]{1,3}(?:\\.[0-9]{1,3}){3}"
+            + "|[Ii][Pp][Vv]6:[0-9A-Fa-f:.]{2,45})\\]";
+    private static final Pattern EMAIL_QUOTED_OR_LITERAL = Pattern.compile("\"[^\"\\r\\n]{1,64}\"@(?:"
+            + ADDRESS_LITERAL + "|" + DOMAIN + ")|" + LOCAL_PART + "@" + ADDRESS_LITERAL);
     /**
      * Common file extensions that are not delegated top-level domains, so an address can never end in one. Those
      * that are (.pl, .md, .py, .sh, .rs, .ai country codes, the .zip and .mov gTLDs) are left out: real addresses
@@ -223,6 +232,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
     private static List<Span> find(String text) {
         Work work = new Work(text);
         List<Span> spans = new ArrayList<>();
+        search(work, EMAIL_QUOTED_OR_LITERAL, "[email]", match -> true, spans);
         search(work, EMAIL, "[email]", PiiRedactor::address, spans);
         search(work, CARD, "[card]", PiiRedactor::card, spans);
         search(work, CARD_GROUPED, "[card]", PiiRedactor::card, spans);

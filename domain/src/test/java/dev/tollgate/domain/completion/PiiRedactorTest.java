@@ -34,6 +34,10 @@ class PiiRedactorTest {
         assertEquals("[phone] or [phone]", redact.apply("+31 6 12345678 or 030 / 1234567"));
         assertEquals("[iban] and [iban]", redact.apply("de89 3704 0044 0532 0130 00 and DE89-3704-0044-0532-0130-00"));
         assertEquals("write to [email]!", redact.apply("write to jörg.müller@beispiel.de!"));
+        assertEquals("mail [email] or [email] or [email]", redact.apply(
+                "mail \"bob smith\"@example.com or user@[192.168.0.1] or ops@[IPv6:2001:db8::1]"));
+        assertEquals("say \"hi\" @ noon, not \"yes\"@", redact.apply("say \"hi\" @ noon, not \"yes\"@"),
+                "quotes and an @ that make no address are kept");
         // Inside tool-call arguments (JSON text in a JSON string) an escape is still an escape after one decoding.
         assertEquals("{\"email\":\"[email]\"}", redact.apply("{\"email\":\"gina\\u0040example.com\"}"));
         assertEquals("say \\u0022hi\\u0022", redact.apply("say \\u0022hi\\u0022"), "no PII: the text is kept");
