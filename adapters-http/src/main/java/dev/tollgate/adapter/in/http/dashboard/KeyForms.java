@@ -8,10 +8,8 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
-import java.util.regex.Pattern;
 import java.util.regex.Pattern;
 
 /**
@@ -24,12 +22,16 @@ import java.util.regex.Pattern;
 final class KeyForms {
 
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
-    /** A {@code datetime-local} value; a date or time that does not exist is refused, not moved (strict). */
     private static final Pattern THOUSANDS = Pattern.compile("[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]{0,12})?");
     private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,12})?|\\.[0-9]{1,12}");
-    private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm")
-            .withResolverStyle(ResolverStyle.STRICT);
-    private static final Pattern DATETIME_LOCAL = Pattern.compile("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?");
+    /** The value a {@code datetime-local} input shows: to the minute. */
+    private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm");
+    /**
+     * What a {@code datetime-local} input sends: to the minute, or with seconds and a fraction. It is then parsed
+     * strictly (ISO), so a date or time that does not exist is refused, not moved.
+     */
+    private static final Pattern DATETIME_LOCAL = Pattern.compile(
+            "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?");
 
     private KeyForms() {
     }
