@@ -290,13 +290,15 @@ test("the dashboard, walked in Chromium at 390 px with the keyboard", async (t) 
       const idAt = header.indexOf("request_id");
       const exported = rows.find((r) => r[idAt] === requestIds[0]);
       assert.equal(micros("$" + exported[costAt]), rowCost, "the CSV has the table's cost");
-      const today = new Date().toISOString().slice(0, 10);
+      // The day (UTC) of the walk's request, not the clock's now: a walk that crosses midnight asked yesterday.
+      const today = exported[0].slice(0, 10);
+      assert.match(today, /^\d{4}-\d{2}-\d{2}$/, "the CSV starts each row with its time");
       const todays = rows.slice(1).filter((r) => r[0].startsWith(today))
         .reduce((sum, r) => sum + micros("$" + r[costAt]), 0n);
 
       const bar = page.locator(`#spend-chart rect[data-day="${today}"]`);
-      assert.equal(await bar.count(), 1, "today has a bar");
-      assert.equal(micros(await bar.getAttribute("data-value")), todays, "the bar is today's spend");
+      assert.equal(await bar.count(), 1, "the request's day has a bar");
+      assert.equal(micros(await bar.getAttribute("data-value")), todays, "the bar is that day's spend");
       assert.ok(Number(await bar.getAttribute("height")) > 0);
       assert.match(await bar.locator("title").textContent(), new RegExp(`^${today}: \\$`));
       await checkPage(page, "usage");
