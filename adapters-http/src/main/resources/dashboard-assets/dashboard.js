@@ -181,7 +181,7 @@
     fetch("/v1/public/chat/completions", {
       method: "POST",
       headers: headers,
-      body: JSON.stringify({ model: model, stream: true, messages: messages }),
+      body: JSON.stringify({ model: model, stream: true, stream_options: { include_usage: true }, messages: messages }),
       credentials: "same-origin",
       signal: controller.signal
     }).then(function (response) {

@@ -239,15 +239,20 @@ public abstract class AbstractQuotaCounterContractTest {
         assertFalse(counter.decide(demand, at(0)).admitted(), "block 1");
         assertTrue(counter.decide(demand, at(5_000)).admitted());
         assertFalse(counter.decide(demand, at(10_000)).admitted(), "block 2");
-        assertFalse(counter.decide(demand, at(20_000)).admitted(), "block 3");
+        // The third block starts the cooldown at once, and its refusal already says how long it lasts.
+        QuotaDecision third = counter.decide(demand, at(20_000));
+        assertFalse(third.admitted(), "block 3");
+        assertNotNull(third.cooldown());
+        assertFalse(third.cooldown().behavioural());
+        assertEquals(scope, third.cooldown().scope());
+        assertEquals(Duration.ofSeconds(30), third.cooldown().retryAfter(), "the whole cooldown");
         QuotaDecision cooling = counter.decide(demand, at(31_000)); // the window alone would admit it now
         assertFalse(cooling.admitted());
-        assertNotNull(cooling.cooldown());
-        assertFalse(cooling.cooldown().behavioural());
-        assertEquals(Duration.ofSeconds(30), cooling.cooldown().retryAfter(), "the whole cooldown");
-        QuotaDecision later = counter.decide(demand, at(41_000));
-        assertEquals(Duration.ofSeconds(20), later.cooldown().retryAfter(), "what is left of it");
-        assertTrue(counter.decide(demand, at(61_000)).admitted(), "over, and cooldown refusals were no blocks");
+        assertEquals(Duration.ofSeconds(19), cooling.cooldown().retryAfter(), "what is left of it");
+        assertFalse(counter.decide(demand, at(49_999)).admitted(), "not a millisecond earlier");
+        assertTrue(counter.decide(demand, at(50_000)).admitted(),
+                "over when the third refusal said; cooldown refusals were no blocks, and the blocks before it are "
+                        + "not counted again");
     }
 
     @Test

@@ -383,6 +383,25 @@ class BadInputE2ETest extends GatewayE2ETest {
         assertEquals(2, twice.split("HTTP/1\\.1 200", -1).length - 1, twice);
     }
 
+    /** RFC 9112 §3.2: an HTTP/1.1 request needs exactly one Host header; HTTP/1.0 needs none. */
+    @Test
+    void anHttp11RequestWithoutOneHostHeaderIs400() throws IOException {
+        String gpm = readWriteKey();
+        String none = exchange("GET /api/v1/keys HTTP/1.1\r\nAuthorization: Bearer " + gpm + "\r\n\r\n");
+        assertTrue(none.startsWith("HTTP/1.1 400"), none);
+        assertTrue(none.contains("\"statusCode\":400"), "the control plane's envelope: " + none);
+        assertTrue(none.contains("no Host header"), none);
+        String model = exchange("GET /v1/models HTTP/1.1\r\nAuthorization: Bearer gp-x\r\n\r\n");
+        assertTrue(model.startsWith("HTTP/1.1 400"), model);
+        assertTrue(model.contains("\"type\":\"invalid_request_error\""), "the model surface's envelope: " + model);
+        String two = exchange("GET /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.example\r\n"
+                + "Authorization: Bearer " + gpm + "\r\n\r\n");
+        assertTrue(two.startsWith("HTTP/1.1 400"), two);
+        assertTrue(two.contains("2 Host headers"), two);
+        String old = exchange("GET /api/v1/keys HTTP/1.0\r\nAuthorization: Bearer " + gpm + "\r\n\r\n");
+        assertTrue(old.matches("(?s)HTTP/1\\.[01] 200.*"), "HTTP/1.0 without Host is served: " + old);
+    }
+
     private static String chunked(String json) {
         return Integer.toHexString(json.getBytes(StandardCharsets.UTF_8).length) + "\r\n" + json + "\r\n0\r\n\r\n";
     }

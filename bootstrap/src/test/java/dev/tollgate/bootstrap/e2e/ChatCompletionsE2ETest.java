@@ -841,6 +841,84 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         assertEquals(OPENING_MICROS - row.costMicros(), balanceMicros(customer.email()));
     }
 
+    /**
+     * Without {@code stream_options.include_usage: true} a stream has no usage chunk, as with OpenAI: a client that
+     * did not ask may read {@code choices[0]} of every chunk (OpenAI's own Python example does). Billed all the same.
+     */
+    @Test
+    void aStreamEndsWithTheUsageChunkOnlyWhenItWasAskedFor() {
+        Customer customer = customer();
+        for (String extra : List.of("\"stream\":true", "\"stream\":true,\"stream_options\":{}",
+                "\"stream\":true,\"stream_options\":{\"include_usage\":false}")) {
+            Reply reply = chat(customer.key(), body(PRICED, "\"max_tokens\":5," + extra));
+            assertEquals(200, reply.status(), reply.raw().body());
+            List<String> data = parseSse(reply.raw().body()).data();
+            assertEquals("[DONE]", data.get(data.size() - 1));
+            for (String chunk : data.subList(0, data.size() - 1)) {
+                Map<String, Object> parsed = parse(chunk);
+                assertEquals(1, list(parsed.get("choices")).size(), extra + ": every chunk has its choice: " + chunk);
+                assertFalse(parsed.containsKey("usage"), extra + ": " + chunk);
+            }
+            assertTrue(awaitSettled(reply.header("x-request-id")).costMicros() > 0, "billed without the chunk");
+        }
+        Reply asked = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true}"));
+        List<String> data = parseSse(asked.raw().body()).data();
+        Map<String, Object> last = parse(data.get(data.size() - 2));
+        assertTrue(list(last.get("choices")).isEmpty(), "the usage chunk: " + last);
+        assertTrue(last.containsKey("usage"));
+    }
+
+    /** The assistant message the gateway answers when a provider refuses, sent back as history, is accepted. */
+    @Test
+    void anAssistantRefusalWithoutContentIsAcceptedAsHistory() {
+        Customer customer = customer();
+        Reply replayed = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,"
+                + "\"refusal\":\"I can't help with that\"},{\"role\":\"user\",\"content\":\"please\"}]}");
+        assertEquals(200, replayed.status(), replayed.raw().body());
+
+        Reply onUser = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"hi\",\"refusal\":\"no\"}]}");
+        assertEquals("messages[0].refusal", assertModelError(onUser, 400, "invalid_request").get("param"));
+        Reply notText = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":5,\"messages\":["
+                + "{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,"
+                + "\"refusal\":7},{\"role\":\"user\",\"content\":\"please\"}]}");
+        assertEquals("messages[1].refusal", assertModelError(notText, 400, "invalid_request").get("param"));
+        assertNothingBilled(notText, customer.email(), OPENING_MICROS - awaitSettled(
+                replayed.header("x-request-id")).costMicros());
+    }
+
+    /** A prompt (or prompt and max_tokens) beyond the model's context: OpenAI's code, which frameworks look for. */
+    @Test
+    void aPromptBeyondTheContextLengthHasOpenAisCode() {
+        Customer customer = customer();
+        String prompt = "word ".repeat(17_000).strip();
+        Reply tooLong = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"" + prompt + "\"}]}");
+        Map<String, Object> error = assertModelError(tooLong, 400, "context_length_exceeded");
+        assertEquals("messages", error.get("param"));
+        assertEquals("invalid_request_error", error.get("type"));
+        assertNothingBilled(tooLong, customer.email(), OPENING_MICROS);
+
+        String half = "word ".repeat(15_000).strip();
+        Reply withOutput = chat(customer.key(), "{\"model\":\"" + PRICED + "\",\"max_tokens\":4000,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"" + half + "\"}]}");
+        assertEquals("max_tokens", assertModelError(withOutput, 400, "context_length_exceeded").get("param"));
+    }
+
+    /** An id longer than any model id is a model that does not exist: 404, on both routes. */
+    @Test
+    void aModelIdLongerThanAnyIs404() {
+        Customer customer = customer();
+        String id = "a".repeat(300);
+        assertModelError(get("/v1/models/" + id, customer.key()), 404, "model_not_found");
+        Reply chat = chat(customer.key(), body(id, "\"max_tokens\":5"));
+        Map<String, Object> error = assertModelError(chat, 404, "model_not_found");
+        assertEquals("model", error.get("param"));
+        assertTrue(((String) error.get("message")).length() < 300, "the id is not echoed whole");
+    }
+
     @Test
     void theBodyNotAcceptDecidesJson() {
         Customer customer = customer();

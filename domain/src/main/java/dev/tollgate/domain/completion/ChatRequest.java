@@ -95,6 +95,17 @@ public record ChatRequest(
                 maxTokensField);
     }
 
+    /** {@code tool_choice: "none"}: tools are declared, but none may be called. */
+    public boolean toolUseRuledOut() {
+        return "\"none\"".equals(toolChoiceJson);
+    }
+
+    /** The same request without {@code tools} and {@code tool_choice}. */
+    public ChatRequest withoutTools() {
+        return new ChatRequest(model, messages, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop,
+                seed, logprobs, topLogprobs, responseFormatJson, null, null, user, stream, maxTokensField);
+    }
+
     private static String literals(String json, UnaryOperator<String> sanitiser) {
         return json == null ? null : JsonStrings.mapLiterals(json, sanitiser);
     }

@@ -2,8 +2,10 @@ package dev.tollgate.domain.quota;
 
 /**
  * §8.1 local request-limit cooldown of one scope: the times of its latest request-limit blocks and the end of a
- * running cooldown. With the default rule, blocks at t = 0, 10 and 20 s put the next request (t = 21 s) into a
- * cooldown of the whole configured length; blocks at t = 0, 30 and 61 s do not (G8). Not thread-safe.
+ * running cooldown. The block that makes enough of them within the rule's window activates the cooldown at once:
+ * with the default rule, blocks at t = 0, 10 and 20 s cool the scope down from t = 20 s for the whole configured
+ * length — the third refusal already says so in its {@code Retry-After}, so a client that waits as told is not
+ * refused again; blocks at t = 0, 30 and 61 s do not (G8). Not thread-safe.
  */
 public final class CooldownState implements QuotaState {
 
@@ -18,15 +20,19 @@ public final class CooldownState implements QuotaState {
         this.blocks = new long[rule.blocks()];
     }
 
+    /** The milliseconds left of a running cooldown at {@code now} (0: none). */
+    public long remainingMillis(long now) {
+        return until > now ? until - now : 0;
+    }
+
     /**
-     * 0 when a request of this scope may go on to the limits; else the milliseconds of cooldown left. Starts the
-     * cooldown when enough blocks lie within the rule's window before {@code now}.
+     * Records a request-limit block at {@code now}; when it makes the rule's number of blocks within its window,
+     * the cooldown starts now (the blocks are forgotten) and this answers its length in milliseconds, else 0.
      */
-    public long cooldownMillis(long now) {
-        long left = remainingMillis(now);
-        if (left > 0) {
-            return left;
-        }
+    public long recordBlock(long now) {
+        blocks[next] = now;
+        next = (next + 1) % blocks.length;
+        count = Math.min(count + 1, blocks.length);
         long within = rule.within().toMillis();
         int recent = 0;
         for (int i = 0; i < count; i++) {
@@ -41,17 +47,6 @@ public final class CooldownState implements QuotaState {
         count = 0;
         next = 0;
         return until - now;
-    }
-
-    /** The milliseconds left of a running cooldown at {@code now} (0: none), without starting one. */
-    public long remainingMillis(long now) {
-        return until > now ? until - now : 0;
-    }
-
-    public void recordBlock(long now) {
-        blocks[next] = now;
-        next = (next + 1) % blocks.length;
-        count = Math.min(count + 1, blocks.length);
     }
 
     @Override

@@ -33,10 +33,11 @@ public final class LocalQuotas {
         long now = at.toEpochMilli();
         Evaluation evaluation = evaluate(demand, now);
         if (!evaluation.passes()) {
-            if (evaluation.block() == null) {
-                recordBlocks(demand, evaluation.before(), now);
+            QuotaDecision.CooldownBlock block = evaluation.block();
+            if (block == null) {
+                block = recordBlocks(demand, evaluation.before(), now);
             }
-            return new QuotaDecision(evaluation.before(), evaluation.block(), SlotLease.NONE);
+            return new QuotaDecision(evaluation.before(), block, SlotLease.NONE);
         }
         List<QuotaState> counters = evaluation.counters();
         BehaviourSample sample = demand.behaviour();
@@ -77,7 +78,7 @@ public final class LocalQuotas {
         for (Bucket scope : demand.cooldownScopes()) {
             Bucket bucket = scope.withRule(COOLDOWN);
             CooldownState cooldown = state(bucket, () -> new CooldownState(demand.cooldown()));
-            long wait = cooldown.cooldownMillis(now);
+            long wait = cooldown.remainingMillis(now);
             if (wait > 0 && (block == null || wait > block.retryAfter().toMillis())) {
                 block = new QuotaDecision.CooldownBlock(scope, Duration.ofMillis(wait), false);
             }
@@ -138,14 +139,23 @@ public final class LocalQuotas {
         return states.get(slot.key()) instanceof SlotGauge gauge ? gauge.inFlight() : 0;
     }
 
-    private void recordBlocks(TrafficDemand demand, List<CheckState> states, long now) {
+    /**
+     * Records the request-limit blocks of a refusal; answers the cooldown one of them started (the longest), which
+     * then refuses this request with its whole length, or null.
+     */
+    private QuotaDecision.CooldownBlock recordBlocks(TrafficDemand demand, List<CheckState> states, long now) {
+        QuotaDecision.CooldownBlock started = null;
         for (CheckState state : states) {
             if (!state.passed() && state.check() instanceof QuotaCheck.Requests r && r.cooldownScope() != null) {
                 Bucket bucket = r.cooldownScope().withRule(COOLDOWN);
                 CooldownState cooldown = state(bucket, () -> new CooldownState(demand.cooldown()));
-                cooldown.recordBlock(now);
+                long length = cooldown.recordBlock(now);
+                if (length > 0 && (started == null || length > started.retryAfter().toMillis())) {
+                    started = new QuotaDecision.CooldownBlock(r.cooldownScope(), Duration.ofMillis(length), false);
+                }
             }
         }
+        return started;
     }
 
     private QuotaState counterOf(QuotaCheck check) {

@@ -169,19 +169,21 @@ class CountersTest {
     void cooldownFollowsTheG8Table() {
         CooldownRule rule = new CooldownRule(3, Duration.ofSeconds(60), Duration.ofSeconds(30));
         CooldownState hot = new CooldownState(rule);
-        for (long t : new long[] {0, 10_000, 20_000}) {
-            assertEquals(0, hot.cooldownMillis(t));
-            hot.recordBlock(t);
-        }
-        assertEquals(30_000, hot.cooldownMillis(21_000), "blocks at 0, 10, 20 s: the request at 21 s cools down");
-        assertEquals(10_000, hot.cooldownMillis(41_000));
-        assertEquals(0, hot.cooldownMillis(51_000));
+        assertEquals(0, hot.recordBlock(0));
+        assertEquals(0, hot.remainingMillis(10_000));
+        assertEquals(0, hot.recordBlock(10_000));
+        assertEquals(30_000, hot.recordBlock(20_000), "blocks at 0, 10, 20 s: the third starts the cooldown");
+        assertEquals(29_000, hot.remainingMillis(21_000));
+        assertEquals(10_000, hot.remainingMillis(40_000));
+        assertEquals(0, hot.remainingMillis(50_000), "over when the third refusal's Retry-After said");
+        assertEquals(0, hot.recordBlock(50_000), "the blocks before the cooldown do not count again");
+        assertEquals(0, hot.recordBlock(51_000));
+        assertEquals(30_000, hot.recordBlock(52_000), "three new ones do");
 
         CooldownState spread = new CooldownState(rule);
         for (long t : new long[] {0, 30_000, 61_000}) {
-            assertEquals(0, spread.cooldownMillis(t));
-            spread.recordBlock(t);
+            assertEquals(0, spread.recordBlock(t));
         }
-        assertEquals(0, spread.cooldownMillis(62_000), "blocks at 0, 30, 61 s do not");
+        assertEquals(0, spread.remainingMillis(62_000), "blocks at 0, 30, 61 s do not");
     }
 }

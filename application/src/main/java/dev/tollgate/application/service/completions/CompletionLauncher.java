@@ -16,6 +16,7 @@ import dev.tollgate.domain.billing.Pricing;
 import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.completion.ContextLengthExceeded;
 import dev.tollgate.domain.quota.PromptFingerprint;
 import dev.tollgate.domain.quota.TrafficRules;
 import dev.tollgate.domain.shared.DomainRuleViolation;
@@ -90,8 +91,12 @@ final class CompletionLauncher {
      *                  {@link Integer#MAX_VALUE} for none
      * @param where     how the surface reads in messages ("" or " on the public playground")
      */
-    Prepared prepare(ChatRequest request, int outputCap, String where) {
-        CatalogModel model = models.get(request.model());
+    Prepared prepare(ChatRequest asked, int outputCap, String where) {
+        CatalogModel model = models.get(asked.model());
+        // Tools declared with tool_choice "none" ask for no tool use: a model that takes no tools is served without
+        // them (frameworks send their tools with every request) rather than refused.
+        ChatRequest request = asked.toolsJson() != null && asked.toolUseRuledOut()
+                && model.routesFor(asked.features()).isEmpty() ? asked.withoutTools() : asked;
         List<ProviderRoute> able = model.routesFor(request.features());
         List<ProviderRoute> routes = able.stream()
                 .filter(r -> providers.byName(r.provider().value()).isPresent())
@@ -203,7 +208,7 @@ final class CompletionLauncher {
             String where) {
         long room = model.contextLength() - promptTokens;
         if (room < 1) {
-            throw new DomainRuleViolation("messages", "the prompt has about " + promptTokens
+            throw new ContextLengthExceeded("messages", "the prompt has about " + promptTokens
                     + " tokens; model '" + model.id() + "' takes at most " + model.contextLength()
                     + " tokens of prompt and output together");
         }
@@ -218,7 +223,7 @@ final class CompletionLauncher {
                     + model.id() + "' produces at most " + cap + " tokens" + where);
         }
         if (request.maxTokens() > room) {
-            throw new DomainRuleViolation(field, "the prompt (about " + promptTokens + " tokens) plus "
+            throw new ContextLengthExceeded(field, "the prompt (about " + promptTokens + " tokens) plus "
                     + field + " (" + request.maxTokens() + ") exceed the context length of model '" + model.id()
                     + "' (" + model.contextLength() + " tokens)");
         }

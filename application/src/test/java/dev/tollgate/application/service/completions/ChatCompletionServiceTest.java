@@ -53,6 +53,7 @@ import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.catalog.TokenPrice;
 import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.completion.ContextLengthExceeded;
 import dev.tollgate.domain.shared.DomainRuleViolation;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.Usd;
@@ -474,6 +475,22 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void toolsWithToolChoiceNoneAreLeftOutForAModelWithoutTools() {
+            ChatRequest tools = withTools(request("test/pair", PROMPT, 10));
+            ChatRequest none = new ChatRequest(tools.model(), tools.messages(), tools.maxTokens(), null, null, null,
+                    null, null, null, false, null, null, tools.toolsJson(), "\"none\"", null, false);
+            start(none);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            assertNull(call.request().toolsJson(), "no tools sent to a route that takes none");
+            assertNull(call.request().toolChoiceJson());
+
+            ChatRequest auto = new ChatRequest(tools.model(), tools.messages(), tools.maxTokens(), null, null, null,
+                    null, null, null, false, null, null, tools.toolsJson(), "\"auto\"", null, false);
+            assertEquals("tools", assertThrows(UnsupportedCapabilityException.class, () -> start(auto)).param(),
+                    "tool use allowed: the missing capability is refused as before");
+        }
+
+        @Test
         void maxTokensAboveTheModelsCapIsARuleViolationBeforeAnyHold() {
             DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> start("test/solo", 201));
             assertEquals("max_tokens", violation.field());
@@ -483,12 +500,13 @@ class ChatCompletionServiceTest {
         @Test
         void promptPlusMaxTokensBeyondTheContextIsRefused() {
             String prompt = "word ".repeat(850).strip();
-            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class,
+            // Its own type: the HTTP adapter answers OpenAI's code context_length_exceeded for it.
+            ContextLengthExceeded violation = assertThrows(ContextLengthExceeded.class,
                     () -> start(request("test/solo", prompt, 200)));
             assertEquals("max_tokens", violation.field());
 
             String tooLong = "word ".repeat(1000).strip();
-            DomainRuleViolation prompted = assertThrows(DomainRuleViolation.class,
+            ContextLengthExceeded prompted = assertThrows(ContextLengthExceeded.class,
                     () -> start(request("test/solo", tooLong, null)));
             assertEquals("messages", prompted.field());
             assertNothingHeldOrSent();

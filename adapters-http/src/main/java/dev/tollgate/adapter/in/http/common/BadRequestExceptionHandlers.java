@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.common;
 
+import dev.tollgate.domain.completion.ContextLengthExceeded;
 import dev.tollgate.domain.shared.DomainRuleViolation;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.http.HttpRequest;
@@ -24,7 +25,10 @@ public class BadRequestExceptionHandlers {
 
     @Singleton
     ExceptionHandler<DomainRuleViolation, HttpResponse<?>> domainRuleViolation(Clock clock) {
-        return (request, e) -> badRequest(request, e.getMessage(), e.field(), clock);
+        return (request, e) -> e instanceof ContextLengthExceeded
+                ? ApiErrors.respond(request, HttpStatus.BAD_REQUEST, e.getMessage(),
+                        new ApiErrors.ModelError("invalid_request_error", "context_length_exceeded", e.field()), clock)
+                : badRequest(request, e.getMessage(), e.field(), clock);
     }
 
     private static HttpResponse<?> badRequest(HttpRequest<?> request, String message, String param, Clock clock) {

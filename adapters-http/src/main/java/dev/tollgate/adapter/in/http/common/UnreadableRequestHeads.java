@@ -39,6 +39,8 @@ import java.util.Locale;
  * <ul>
  * <li>A request line over the codec's limit: {@code 414 URI Too Long}; headers over theirs:
  * {@code 431 Request Header Fields Too Large} (Micronaut would answer both as a 413 about the body).</li>
+ * <li>An HTTP/1.1 request without a {@code Host} header, or any with more than one: 400 (RFC 9112 §3.2), as
+ * Micronaut would serve it.</li>
  * <li>A control-plane request target that is no URI (a broken percent-escape such as {@code %ZZ}): 400. Micronaut
  * answers it too, but for a stand-in request of path {@code /}, so in the model surface's envelope; on the model
  * surface that answer is already right and is left to it.</li>
@@ -135,6 +137,14 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                 return true;
             }
             String target = request.uri();
+            // RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with more than one, is a 400.
+            int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
+            if (hosts > 1 || hosts == 0 && HttpVersion.HTTP_1_1.equals(request.protocolVersion())) {
+                answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, hosts == 0 ? "The request has no Host header, "
+                        + "which HTTP/1.1 requires: send Host with the server's name (and port)" : "The request has "
+                        + hosts + " Host headers: send exactly one");
+                return true;
+            }
             if (ApiErrors.isControlPlane(target) && !isUri(target)) {
                 answer(ctx, true, HttpStatus.BAD_REQUEST, "The request target is not a valid URI (a '%' must start "
                         + "an escape of two hexadecimal digits, e.g. %25 for '%' itself)");

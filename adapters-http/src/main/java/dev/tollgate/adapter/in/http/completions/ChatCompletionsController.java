@@ -61,8 +61,9 @@ public class ChatCompletionsController extends CrossOriginApi {
         String requestId = RequestIds.of(request);
         TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
         return RateLimitHeaders.countingRefusals(request, () -> refusals.admitPlainRequest(principal, origin), () -> {
-            ChatRequest chat = ChatRequests.parse(JsonObjectBody.parseDeclared(request, body), json);
-            return responses.respond(request, chat,
+            JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
+            ChatRequest chat = ChatRequests.parse(fields, json);
+            return responses.respond(request, chat, ChatRequests.usageRequested(fields),
                     observer -> completeChat.start(principal, chat, requestId, origin, observer));
         });
     }

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.completions;
 import dev.tollgate.adapter.in.http.common.ApiErrors;
 import dev.tollgate.adapter.in.http.common.InvalidRequestException;
 import dev.tollgate.adapter.in.http.common.JsonObjectBody;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
 import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
@@ -42,6 +43,9 @@ public final class ChatRequests {
         String model = body.string("model");
         if (model.isBlank()) {
             throw new InvalidRequestException("model", "model must not be empty");
+        }
+        if (model.length() > ModelId.MAX_LENGTH) {
+            throw ModelNotFoundException.noModelThatLong(model); // §7.2: an unsupported id is a 404
         }
         List<ChatMessage> messages = messages(body, json);
         boolean stream = body.has("stream") && !body.isNull("stream") && body.bool("stream");
@@ -122,6 +126,16 @@ public final class ChatRequests {
         }
     }
 
+    /**
+     * Whether a stream is to end with the usage chunk ({@code choices: []}): only when asked for with
+     * {@code stream_options.include_usage: true}, as OpenAI does — a client that did not ask may read
+     * {@code choices[0]} of every chunk (docs/decisions.md, "Usage in streams"). Checked by {@link #parse} first.
+     */
+    public static boolean usageRequested(JsonObjectBody body) {
+        return body.has("stream_options") && body.value("stream_options") instanceof Map<?, ?> options
+                && Boolean.TRUE.equals(options.get("include_usage"));
+    }
+
     private static List<ChatMessage> messages(JsonObjectBody body, JsonMapper json) {
         if (!body.has("messages") || !(body.value("messages") instanceof List<?> list)) {
             throw new InvalidRequestException("messages", "messages is required: a non-empty array of "
@@ -142,7 +156,7 @@ public final class ChatRequests {
             }
             boolean callsTools = toolCalls(message, role, where);
             participantFields(message, role, where);
-            Content content = content(message.get("content"), role, where, callsTools);
+            Content content = content(message.get("content"), role, where, callsTools, message.get("refusal"));
             messages.add(new ChatMessage(role, content.text(), write(json, message), extra(message),
                     content.images()));
         }
@@ -226,14 +240,26 @@ public final class ChatRequests {
     private record Content(String text, int images) {
     }
 
-    private static Content content(Object content, String role, String where, boolean hasToolCalls) {
+    /**
+     * @param refusal the message's {@code refusal}: an assistant turn replayed as the model wrote it when it
+     *                refused ({@code content: null, refusal: "…"}, as this gateway answers it) needs no content
+     */
+    private static Content content(Object content, String role, String where, boolean hasToolCalls,
+            Object refusal) {
         String field = where + ".content";
+        if (refusal != null && !(refusal instanceof String && "assistant".equals(role))) {
+            throw new InvalidRequestException(where + ".refusal", where + ".refusal "
+                    + ("assistant".equals(role) ? "must be a string or null" : "is only allowed on assistant messages"));
+        }
         if (content instanceof String s) {
             return new Content(s, 0);
         }
         if (content == null) {
             if (hasToolCalls) {
                 return new Content("", 0);
+            }
+            if (refusal instanceof String r) {
+                return new Content(r, 0);
             }
             throw new InvalidRequestException(field, field + " is required (a string or an array of content "
                     + "parts)");

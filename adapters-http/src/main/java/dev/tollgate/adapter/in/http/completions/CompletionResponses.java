@@ -50,14 +50,17 @@ public final class CompletionResponses {
         this.metrics = metrics;
     }
 
-    /** Starts the completion with {@code start} (given the observer that answers the client) and answers. */
+    /**
+     * Starts the completion with {@code start} (given the observer that answers the client) and answers; a stream
+     * ends with a usage chunk when the client asked for one ({@code stream_options.include_usage}).
+     */
     public CompletableFuture<MutableHttpResponse<?>> respond(HttpRequest<?> request, ChatRequest chat,
-            Function<CompletionObserver, RunningCompletion> start) {
+            boolean usageRequested, Function<CompletionObserver, RunningCompletion> start) {
         String requestId = RequestIds.of(request);
         ChunkWriter chunks = new ChunkWriter(json, "chatcmpl-" + requestId.substring(4),
                 clock.instant().getEpochSecond(), chat.model().value());
         if (chat.stream()) {
-            SseStream stream = new SseStream(chunks, sse, timers, request, clock);
+            SseStream stream = new SseStream(chunks, sse, timers, request, clock, usageRequested);
             stream.attach(start.apply(metrics.observe(chat.model().value(), true, stream)));
             stream.watch(ClientConnection.onClose(request, stream::clientDisconnected));
             return stream.response();

@@ -41,6 +41,8 @@ final class SseStream implements CompletionObserver {
     private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
     private final SseSettings settings;
     private final ScheduledExecutorService timers;
+    /** The client asked for the final usage chunk ({@code stream_options.include_usage}). */
+    private final boolean usageRequested;
     /** The keep-alive timer; none until the completion starts. */
     private Future<?> keepAlive = CompletableFuture.completedFuture(null);
     private Runnable unwatch = () -> { };
@@ -57,8 +59,9 @@ final class SseStream implements CompletionObserver {
      *               a per-stream timer on an idle queue did once per stream, just before its first token
      */
     SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
-            Clock clock) {
+            Clock clock, boolean usageRequested) {
         this.chunks = chunks;
+        this.usageRequested = usageRequested;
         this.request = request;
         this.clock = clock;
         this.settings = settings;
@@ -206,7 +209,9 @@ final class SseStream implements CompletionObserver {
             pendingLogprobs = null;
         }
         data(chunks.finishChunk(result.finishReason()));
-        data(chunks.usageChunk(result));
+        if (usageRequested) {
+            data(chunks.usageChunk(result));
+        }
         data("[DONE]");
         end();
     }

@@ -6,6 +6,7 @@ import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
 import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.catalog.CatalogModel;
@@ -64,6 +65,9 @@ public class ModelsController extends CrossOriginApi {
     @Get("/{+id}")
     Map<String, Object> get(HttpRequest<?> request, @PathVariable String id) {
         admit(request);
+        if (id.length() > ModelId.MAX_LENGTH) {
+            throw ModelNotFoundException.noModelThatLong(id);
+        }
         return entry(models.get(new ModelId(id)));
     }
 

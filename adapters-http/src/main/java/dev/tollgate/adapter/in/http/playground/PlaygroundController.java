@@ -87,8 +87,9 @@ public class PlaygroundController {
                 : new TrafficOrigin(source, principals.principalOf(request));
         return RateLimitHeaders.countingRefusals(request, () -> payer != null
                 ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
-                    ChatRequest chat = ChatRequests.parse(JsonObjectBody.parseDeclared(request, body), json);
-                    return responses.respond(request, chat, observer -> payer != null
+                    JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
+                    ChatRequest chat = ChatRequests.parse(fields, json);
+                    return responses.respond(request, chat, ChatRequests.usageRequested(fields), observer -> payer != null
                             ? playground.startUserBilled(payer, chat, requestId, origin, observer)
                             : playground.startAnonymous(chat, requestId, origin, observer));
                 });

@@ -472,8 +472,9 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         Duration wait = Duration.ofMillis(number(reply, 3));
         QuotaDecision.CooldownBlock block = null;
         if (kind == 1) {
-            block = new QuotaDecision.CooldownBlock(demand.cooldownScopes().get((int) number(reply, 2) - 1), wait,
-                    false);
+            int scope = (int) number(reply, 2);
+            block = new QuotaDecision.CooldownBlock(scope > 0 ? demand.cooldownScopes().get(scope - 1)
+                    : ((QuotaCheck.Requests) demand.checks().get(-scope - 1)).cooldownScope(), wait, false);
         } else if (kind == 2) {
             block = new QuotaDecision.CooldownBlock(demand.behaviour().scope(), wait, true);
         }

@@ -22,7 +22,8 @@
 --   C (slots):    C, limit, -, -, slot member
 --   T / t (tokens, blocking / reporting only): T or t, limit, window (ms), tokens, key TTL (2 window, ms)
 --
--- Returns {admitted, cooldown kind (0 none, 1 request limit, 2 behavioural), scope number, cooldown wait,
+-- Returns {admitted, cooldown kind (0 none, 1 request limit, 2 behavioural), scope number (-c: the cooldown scope
+--          of check c, whose block started the cooldown just now), cooldown wait,
 --          then used, retry-after (ms), reset (ms) per check in the demand's order}.
 --
 -- Lua numbers are doubles: every quantity stays an integer below 2^53 (epoch milliseconds are about 2^41).
@@ -270,33 +271,18 @@ local function cooldownRule()
 end
 
 local function cooldownWait(key)
-    local v = call('HMGET', key, 'u', 'b')
-    if not v[1] and not v[2] then
-        return 0
-    end
-    cooldownRule()
-    local untilT = tonumber(v[1])
-    if untilT and untilT > now then
-        return untilT - now
-    end
-    local recent = 0
-    if v[2] then
-        for block in string.gmatch(v[2], '[^,]+') do
-            local t = tonumber(block)
-            if t > now - cdWithin and t <= now then
-                recent = recent + 1
-            end
+    local u = call('HGET', key, 'u')
+    if u then
+        local untilT = tonumber(u)
+        if untilT > now then
+            return untilT - now
         end
     end
-    if recent < cdBlocks then
-        return 0
-    end
-    call('HSET', key, 'u', int(now + cdLength))
-    call('HDEL', key, 'b')
-    call('PEXPIRE', key, int(cdWithin + cdLength))
-    return cdLength
+    return 0
 end
 
+-- Records a request-limit block now; the block that makes the rule's number within its window starts the cooldown
+-- at once (the blocks are forgotten) and its length is returned, else 0 (CooldownState.recordBlock).
 local function recordBlock(key)
     cooldownRule()
     local blocks = {}
@@ -308,8 +294,22 @@ local function recordBlock(key)
     end
     blocks[#blocks + 1] = nowText
     local first = math.max(1, #blocks - cdBlocks + 1)
+    local recent = 0
+    for i = first, #blocks do
+        local t = tonumber(blocks[i])
+        if t > now - cdWithin and t <= now then
+            recent = recent + 1
+        end
+    end
+    if recent >= cdBlocks then
+        call('HSET', key, 'u', int(now + cdLength))
+        call('HDEL', key, 'b')
+        call('PEXPIRE', key, int(cdWithin + cdLength))
+        return cdLength
+    end
     call('HSET', key, 'b', table.concat(blocks, ',', first, #blocks))
     call('PEXPIRE', key, int(cdWithin + cdLength))
+    return 0
 end
 
 -- Behavioural cooldown of a key, IP and model: a hash of u (until), p (last prune), m (minimal requests) and one
@@ -486,11 +486,17 @@ if not passes then
         reply[3 * c + 4] = reset
     end
     if blockKind == 0 then
+        -- A block that starts a cooldown refuses this request with it: scope number -c names check c's scope.
+        local started = 0
         for c = 1, checkCount do
             local at = BASE + 5 * c - 4
             local kind = ARGV[at]
             if (kind == 'R' or kind == 'N') and ARGV[at + 4] ~= '0' and reply[3 * c + 3] > 0 then
-                recordBlock(KEYS[tonumber(ARGV[at + 4])])
+                local length = recordBlock(KEYS[tonumber(ARGV[at + 4])])
+                if length > started then
+                    started = length
+                    reply[2], reply[3], reply[4] = 1, -c, length
+                end
             end
         end
     end

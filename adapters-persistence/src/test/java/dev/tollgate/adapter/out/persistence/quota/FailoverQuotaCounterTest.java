@@ -301,12 +301,13 @@ class FailoverQuotaCounterTest {
                 scope)), List.of(scope), oneBlock, null);
         shared.down = true;
         assertTrue(counter.decide(demand, NOW).admitted(), "alone");
-        assertFalse(counter.decide(demand, NOW.plusSeconds(1)).admitted(), "the window is full: a block");
-        QuotaDecision cooled = counter.decide(demand, NOW.plusSeconds(2));
-        assertNotNull(cooled.cooldown(), "one block starts the cooldown here");
+        QuotaDecision blocked = counter.decide(demand, NOW.plusSeconds(1));
+        assertFalse(blocked.admitted(), "the window is full: a block");
+        assertNotNull(blocked.cooldown(), "one block starts the cooldown here, at once");
+        assertNotNull(counter.decide(demand, NOW.plusSeconds(2)).cooldown());
         shared.down = false;
         counter.decide(demand, NOW.plusSeconds(12));
-        assertEquals(List.of(new SharedQuotaStore.Cooldown(scope.withRule("cooldown").key(), NOW.plusSeconds(32))),
+        assertEquals(List.of(new SharedQuotaStore.Cooldown(scope.withRule("cooldown").key(), NOW.plusSeconds(31))),
                 shared.replayedCooldowns, "told with its end");
     }
 

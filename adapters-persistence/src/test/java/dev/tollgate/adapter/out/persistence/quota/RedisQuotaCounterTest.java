@@ -704,8 +704,10 @@ class RedisQuotaCounterTest {
             assertSameDecision(expected, redis.decide(demand, at), "at " + t);
             decisions.add(expected);
         }
-        assertEquals(null, decisions.get(3).cooldown(), "the block at 0 left the window at 3 s");
-        assertNotNull(decisions.get(4).cooldown(), "blocks at 3 s");
+        assertEquals(null, decisions.get(2).cooldown(), "the block at 0 left the window at 3 s: one block in it");
+        assertNotNull(decisions.get(3).cooldown(), "the second block at 3 s starts the cooldown");
+        assertEquals(Duration.ofMillis(1_500), decisions.get(3).cooldown().retryAfter());
+        assertEquals(Duration.ofMillis(1_499), decisions.get(4).cooldown().retryAfter(), "and it runs");
     }
 
     private static void assertSameDecision(QuotaDecision expected, QuotaDecision actual, String where) {

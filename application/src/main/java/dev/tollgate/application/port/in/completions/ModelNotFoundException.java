@@ -15,6 +15,16 @@ public final class ModelNotFoundException extends UseCaseException {
         super("The model '" + model + "' is not offered here; choose one of: " + offered);
     }
 
+    private ModelNotFoundException(String message) {
+        super(message);
+    }
+
+    /** An id longer than any model id may be ({@link ModelId#MAX_LENGTH}): no model has it. */
+    public static ModelNotFoundException noModelThatLong(String id) {
+        return new ModelNotFoundException("The model '" + id.substring(0, 64) + "…' (" + id.length()
+                + " characters; ids have at most " + ModelId.MAX_LENGTH + ") does not exist; see GET /v1/models");
+    }
+
     @Override
     public String code() {
         return "model_not_found";
