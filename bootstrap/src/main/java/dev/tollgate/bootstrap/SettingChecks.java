@@ -51,7 +51,6 @@ final class SettingChecks {
         }
         for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",
                 "micronaut.lifecycle.graceful-shutdown.grace-period", "tollgate.billing.settlement-linger",
-                "tollgate.billing.hold-write-delay",
                 "tollgate.auth.key-cache-ttl")) {
             notNegative(environment, property);
         }

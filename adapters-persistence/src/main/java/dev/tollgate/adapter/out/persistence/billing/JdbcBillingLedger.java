@@ -79,10 +79,6 @@ public class JdbcBillingLedger implements BillingLedger {
             String instanceId) {
     }
 
-    /** A settlement as the group commit writes it: with its hold when that was deferred and never got a row. */
-    record SettlementItem(Settlement settlement, HoldRequest deferredHold) {
-    }
-
     private final TransactionOperations<Connection> transactions;
     private final Clock clock;
     private final String instanceId = UUID.randomUUID().toString();
@@ -92,12 +88,7 @@ public class JdbcBillingLedger implements BillingLedger {
     private final DedicatedConnection holdConnection;
     private final DedicatedConnection settlementConnection;
     private final GroupCommit<HoldRequest, HoldOutcome> holds;
-    private final GroupCommit<SettlementItem, Boolean> settlements;
-    private final DeferredHolds deferred;
-    /** Writes the rows of deferred holds (the upkeep thread, under {@link DeferredHolds}' write lock). */
-    private final DedicatedConnection deferredConnection;
-    /** How often this instance found its lease had run out (each time its deferred holds were dropped). */
-    private final java.util.concurrent.atomic.AtomicLong lapses = new java.util.concurrent.atomic.AtomicLong();
+    private final GroupCommit<Settlement, Boolean> settlements;
     private final Object registration = new Object();
     private volatile ScheduledExecutorService upkeep;
     /** When the last renewal of this instance's lease began (the clock's time), or null before the first. */
@@ -141,8 +132,7 @@ public class JdbcBillingLedger implements BillingLedger {
             @Value("${tollgate.billing.slice-idle-return:1s}") Duration idleReturn,
             @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease,
             @Value("${tollgate.billing.statement-timeout:1s}") Duration statementTimeout,
-            @Value("${tollgate.billing.settlement-linger:5ms}") Duration settlementLinger,
-            @Value("${tollgate.billing.hold-write-delay:20ms}") Duration holdWriteDelay) {
+            @Value("${tollgate.billing.settlement-linger:5ms}") Duration settlementLinger) {
         this.transactions = transactions;
         DataSource pool = resolver.resolve(dataSource);
         // Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
@@ -154,10 +144,6 @@ public class JdbcBillingLedger implements BillingLedger {
         this.settlementConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
                 "SET statement_timeout = " + SETTLEMENT_STATEMENT_TIMEOUT.toMillis()),
                 SETTLEMENT_STATEMENT_TIMEOUT.plusSeconds(5));
-        this.deferredConnection = new DedicatedConnection(pool, List.of("SET synchronous_commit = off",
-                "SET statement_timeout = " + SETTLEMENT_STATEMENT_TIMEOUT.toMillis()),
-                SETTLEMENT_STATEMENT_TIMEOUT.plusSeconds(5));
-        this.deferred = new DeferredHolds(holdWriteDelay.toNanos());
         this.clock = clock;
         this.instanceLease = instanceLease;
         this.idleReturnNanos = idleReturn.toNanos();
@@ -219,12 +205,6 @@ public class JdbcBillingLedger implements BillingLedger {
         long amount = hold.amount().micros();
         if (amount > 0 && !slices.take(hold.accountId(), amount)) {
             return HoldOutcome.INSUFFICIENT_BALANCE;
-        }
-        if (deferred.mayDefer(hold.apiKeyId().value())) {
-            // A key without a limit: the slice covers the hold, and its row is written behind (DeferredHolds).
-            deferred.defer(hold);
-            slices.used(hold.accountId());
-            return HoldOutcome.PLACED;
         }
         HoldOutcome outcome;
         try {
@@ -308,28 +288,13 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     private boolean settleRetried(Settlement settlement) {
-        // A hold without a row is charged to this instance's slice: only while the lease that keeps the slice
-        // stands. A lapse found here drops the deferred holds before this one is claimed; one found between tries
-        // leaves it unbilled (another instance may have given the slice back).
-        long lapsesSeen = deferred.has(settlement.requestId()) ? leaseCheckedLapses() : lapses.get();
-        SettlementItem item = new SettlementItem(settlement, deferred.claim(settlement.requestId()));
         for (int attempt = 0; ; attempt++) {
-            if (item.deferredHold() != null && attempt > 0 && leaseCheckedLapses() != lapsesSeen) {
-                LOG.warn("Settlement of {} dropped: this instance's billing lease ran out while it was retried, so the "
-                        + "request goes unbilled", settlement.requestId());
-                return false;
-            }
             try {
-                return settlements.submit(item, WAIT_SECONDS, TimeUnit.SECONDS);
+                return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (RuntimeException e) {
                 if (attempt >= SETTLEMENT_BACKOFF_MILLIS.length || settlements.isClosed()) {
-                    // A deferred hold has no row for the sweeper: its amount stays in the slice's row, out of this
-                    // instance's memory (the last try may have committed), and goes back to the balance with the
-                    // slice once this instance stops or its lease runs out.
-                    LOG.error("Settlement of {} failed {} times; its hold is released at no charge {}: {}",
-                            settlement.requestId(), attempt + 1, item.deferredHold() == null
-                                    ? "when its lease runs out" : "when this instance's balance slice is given back",
-                            e.getMessage());
+                    LOG.error("Settlement of {} failed {} times; its hold is released at no charge when its lease "
+                            + "runs out: {}", settlement.requestId(), attempt + 1, e.getMessage());
                     return false;
                 }
                 LOG.warn("Settlement of {} failed, retrying in {} ms: {}", settlement.requestId(),
@@ -344,19 +309,6 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
-    /**
-     * How often this instance found its lease had run out, after making sure it stands now (renewing it if it is
-     * old); a database that does not answer leaves that to the settlement's own tries.
-     */
-    private long leaseCheckedLapses() {
-        try {
-            leaseStanding();
-        } catch (RuntimeException e) {
-            // the settlement's tries meet the same database and say so
-        }
-        return lapses.get();
-    }
-
     // ---- holds ----
 
     private record Window(UUID key, Instant start) {
@@ -365,7 +317,6 @@ public class JdbcBillingLedger implements BillingLedger {
     /** One batch of holds, as the group commit writes it (package-private for tests of mixed batches). */
     List<HoldOutcome> writeHolds(List<HoldRequest> batch) throws SQLException {
         if (insertUnlessLimited(batch)) {
-            deferred.foundUnlimited(batch.stream().map(h -> h.apiKeyId().value()).toList());
             return batch.stream().map(h -> HoldOutcome.PLACED).toList();
         }
         return holdConnection.inTransaction(connection -> {
@@ -420,7 +371,29 @@ public class JdbcBillingLedger implements BillingLedger {
                     + "SELECT h.*, ? FROM unnest(?::text[], ?::uuid[], ?::uuid[], ?::int8[], ?::timestamptz[], "
                     + "?::timestamptz[]) AS h WHERE NOT EXISTS (SELECT 1 FROM api_key "
                     + "WHERE id = ANY (?::uuid[]) AND limit_micros IS NOT NULL)")) {
-                Object[] keys = holdArrays(connection, insert, batch);
+                int n = batch.size();
+                Object[] requestIds = new Object[n];
+                Object[] accounts = new Object[n];
+                Object[] keys = new Object[n];
+                Object[] amounts = new Object[n];
+                Object[] admitted = new Object[n];
+                Object[] leases = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    HoldRequest hold = batch.get(i);
+                    requestIds[i] = hold.requestId();
+                    accounts[i] = hold.accountId().value();
+                    keys[i] = hold.apiKeyId().value();
+                    amounts[i] = hold.amount().micros();
+                    admitted[i] = timestamp(hold.admittedAt());
+                    leases[i] = timestamp(hold.leaseUntil());
+                }
+                insert.setString(1, instanceId);
+                insert.setArray(2, connection.createArrayOf("text", requestIds));
+                insert.setArray(3, connection.createArrayOf("uuid", accounts));
+                insert.setArray(4, connection.createArrayOf("uuid", keys));
+                insert.setArray(5, connection.createArrayOf("int8", amounts));
+                insert.setArray(6, connection.createArrayOf("text", admitted));
+                insert.setArray(7, connection.createArrayOf("text", leases));
                 insert.setArray(8, connection.createArrayOf("uuid", keys));
                 return insert.executeUpdate();
             }
@@ -429,38 +402,6 @@ public class JdbcBillingLedger implements BillingLedger {
             throw new IllegalStateException("inserted " + inserted + " of " + batch.size() + " holds");
         }
         return inserted == batch.size();
-    }
-
-    /**
-     * Sets parameters 1–7 of an {@code INSERT INTO request_hold … SELECT h.*, ? FROM unnest(…)}: this instance, then
-     * the holds' columns as arrays. Answers the key ids.
-     */
-    private Object[] holdArrays(Connection connection, PreparedStatement insert, List<HoldRequest> batch)
-            throws SQLException {
-        int n = batch.size();
-        Object[] requestIds = new Object[n];
-        Object[] accounts = new Object[n];
-        Object[] keys = new Object[n];
-        Object[] amounts = new Object[n];
-        Object[] admitted = new Object[n];
-        Object[] leases = new Object[n];
-        for (int i = 0; i < n; i++) {
-            HoldRequest hold = batch.get(i);
-            requestIds[i] = hold.requestId();
-            accounts[i] = hold.accountId().value();
-            keys[i] = hold.apiKeyId().value();
-            amounts[i] = hold.amount().micros();
-            admitted[i] = timestamp(hold.admittedAt());
-            leases[i] = timestamp(hold.leaseUntil());
-        }
-        insert.setString(1, instanceId);
-        insert.setArray(2, connection.createArrayOf("text", requestIds));
-        insert.setArray(3, connection.createArrayOf("uuid", accounts));
-        insert.setArray(4, connection.createArrayOf("uuid", keys));
-        insert.setArray(5, connection.createArrayOf("int8", amounts));
-        insert.setArray(6, connection.createArrayOf("text", admitted));
-        insert.setArray(7, connection.createArrayOf("text", leases));
-        return keys;
     }
 
     /** An instant as text PostgreSQL reads as a timestamptz, cut the same way as {@link #utc}. */
@@ -542,7 +483,7 @@ public class JdbcBillingLedger implements BillingLedger {
      * each is written on its own, so that only that one fails — never the settlements of other accounts that
      * happened to share its transaction. The one that fails is left to the sweeper (released at no charge).
      */
-    List<Boolean> writeSettlementsApart(List<SettlementItem> batch) throws SQLException {
+    List<Boolean> writeSettlementsApart(List<Settlement> batch) throws SQLException {
         try {
             return writeSettlements(batch);
         } catch (SQLException e) {
@@ -552,7 +493,7 @@ public class JdbcBillingLedger implements BillingLedger {
             LOG.warn("A batch of {} settlements broke a rule of the database ({}); writing them one by one",
                     batch.size(), e.getMessage());
             List<Boolean> outcomes = new ArrayList<>(batch.size());
-            for (SettlementItem settlement : batch) {
+            for (Settlement settlement : batch) {
                 try {
                     outcomes.add(retried(() -> writeSettlements(List.of(settlement))).get(0));
                 } catch (SQLException one) {
@@ -560,7 +501,7 @@ public class JdbcBillingLedger implements BillingLedger {
                         throw one;
                     }
                     LOG.error("Settlement of {} breaks a rule of the database; its hold is released at no charge "
-                            + "when its lease runs out: {}", settlement.settlement().requestId(), one.getMessage());
+                            + "when its lease runs out: {}", settlement.requestId(), one.getMessage());
                     outcomes.add(false);
                 }
             }
@@ -578,32 +519,19 @@ public class JdbcBillingLedger implements BillingLedger {
         return false;
     }
 
-    private List<Boolean> writeSettlements(List<SettlementItem> batch) throws SQLException {
+    private List<Boolean> writeSettlements(List<Settlement> batch) throws SQLException {
         List<Settled> done = new ArrayList<>();
         List<Boolean> results = settlementConnection.inTransaction(connection -> {
             done.clear();
-            List<String> withRows = batch.stream().filter(item -> item.deferredHold() == null)
-                    .map(item -> item.settlement().requestId()).distinct().toList();
-            Map<String, OpenHold> found = withRows.isEmpty() ? new HashMap<>() : deleteHolds(connection, withRows);
-            Map<String, OpenHold> kept = new HashMap<>(); // deferred holds: claimed once, so no repeat among them
-            for (SettlementItem item : batch) {
-                if (item.deferredHold() != null) {
-                    HoldRequest hold = item.deferredHold();
-                    kept.put(hold.requestId(), new OpenHold(hold.requestId(), hold.accountId().value(),
-                            hold.apiKeyId().value(), hold.amount().micros(), hold.admittedAt(), instanceId));
-                }
-            }
-            Set<String> deferredIds = Set.copyOf(kept.keySet());
-            if (!found.isEmpty() || !kept.isEmpty()) { // repeated or swept settlements only: nothing to lock or write
-                lockLimitedKeys(connection, java.util.stream.Stream.concat(found.values().stream(),
-                        kept.values().stream()).map(OpenHold::apiKeyId).distinct().toList());
+            Map<String, OpenHold> found = deleteHolds(connection,
+                    batch.stream().map(Settlement::requestId).distinct().toList());
+            if (!found.isEmpty()) { // repeated or swept settlements only: nothing to lock or write
+                lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
             }
             List<Boolean> outcome = new ArrayList<>(batch.size());
             List<Settlement> written = new ArrayList<>();
-            for (SettlementItem item : batch) {
-                Settlement settlement = item.settlement();
-                OpenHold hold = item.deferredHold() != null ? kept.remove(settlement.requestId())
-                        : found.remove(settlement.requestId()); // a repeat in the same batch finds nothing
+            for (Settlement settlement : batch) {
+                OpenHold hold = found.remove(settlement.requestId()); // a repeat in the same batch finds nothing
                 outcome.add(hold != null);
                 if (hold != null) {
                     long charge = Math.min(Math.max(settlement.cost().micros(), 0), hold.amountMicros());
@@ -611,17 +539,9 @@ public class JdbcBillingLedger implements BillingLedger {
                     written.add(settlement);
                 }
             }
-            // A deferred hold has no row whose deletion says it is settled only now: its ledger row does. A try
-            // after one whose commit was lost finds the row and moves no money a second time.
-            boolean[] inserted = insertLedger(connection, written, done);
-            List<Settled> charged = new ArrayList<>(done.size());
-            for (int i = 0; i < done.size(); i++) {
-                if (inserted[i] || !deferredIds.contains(done.get(i).hold().requestId())) {
-                    charged.add(done.get(i));
-                }
-            }
-            addSpend(connection, charged);
-            moveMoney(connection, charged);
+            addSpend(connection, done);
+            insertLedger(connection, written, done);
+            moveMoney(connection, done);
             return outcome;
         });
         for (Settled settled : done) {
@@ -689,11 +609,10 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
-    /** Inserts the ledger rows; answers, for each, whether it was new (not there from an earlier try). */
-    private static boolean[] insertLedger(Connection connection, List<Settlement> written, List<Settled> done)
+    private static void insertLedger(Connection connection, List<Settlement> written, List<Settled> done)
             throws SQLException {
         if (written.isEmpty()) {
-            return new boolean[0];
+            return;
         }
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_ledger (request_id, "
                 + "account_id, api_key_id, key_hash, model, provider, prompt_tokens, completion_tokens, held_micros, "
@@ -720,13 +639,7 @@ public class JdbcBillingLedger implements BillingLedger {
                 insert.setBoolean(16, s.streamed());
                 insert.addBatch();
             }
-            int[] counts = insert.executeBatch();
-            boolean[] inserted = new boolean[counts.length];
-            for (int k = 0; k < counts.length; k++) {
-                // SUCCESS_NO_INFO (-2) does not come from PostgreSQL's driver without batch rewriting; counted as new
-                inserted[k] = counts[k] != 0;
-            }
-            return inserted;
+            insert.executeBatch();
         }
     }
 
@@ -809,46 +722,7 @@ public class JdbcBillingLedger implements BillingLedger {
             }), idleMillis, idleMillis, TimeUnit.MILLISECONDS);
             upkeep.scheduleWithFixedDelay(this::returnRecalledSlices, RECALL_CHECK_MILLIS, RECALL_CHECK_MILLIS,
                     TimeUnit.MILLISECONDS);
-            if (deferred.enabled()) {
-                long every = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deferred.delayNanos()));
-                upkeep.scheduleWithFixedDelay(this::writeDeferredHolds, every, every, TimeUnit.MILLISECONDS);
-            }
         }
-    }
-
-    /** The deferred holds' rows written last time failed (upkeep thread only): logged once per outage. */
-    private boolean deferredWritesFailing;
-
-    /** Writes the rows of the deferred holds that are at least the delay old (upkeep). */
-    private void writeDeferredHolds() {
-        try {
-            leaseStanding(); // a row is written only for a slice the database still gives this instance
-            deferred.write(deferred.delayNanos(), this::insertDeferred);
-            deferred.forgetStaleKeys();
-            if (deferredWritesFailing) {
-                deferredWritesFailing = false;
-                LOG.info("Billing upkeep: the holds of keys without a limit are written again");
-            }
-        } catch (Exception e) {
-            if (!deferredWritesFailing) {
-                deferredWritesFailing = true;
-                LOG.warn("Billing upkeep failed (writing the holds of keys without a limit; they stay covered by "
-                        + "the balance slices, and this is not logged again until it works): {}", e.getMessage());
-            }
-        }
-    }
-
-    /** The rows of deferred holds, in one statement that commits on its own. */
-    private void insertDeferred(List<HoldRequest> batch) throws SQLException {
-        deferredConnection.autoCommitted(connection -> {
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_hold (request_id, "
-                    + "account_id, api_key_id, amount_micros, admitted_at, lease_until, instance_id) "
-                    + "SELECT h.*, ? FROM unnest(?::text[], ?::uuid[], ?::uuid[], ?::int8[], ?::timestamptz[], "
-                    + "?::timestamptz[]) AS h")) {
-                holdArrays(connection, insert, batch);
-                return insert.executeUpdate();
-            }
-        });
     }
 
     /** Waits before each try to withdraw a hold whose placing failed: about two minutes in all. */
@@ -1020,11 +894,8 @@ public class JdbcBillingLedger implements BillingLedger {
                 return renewedAt != null; // the first registration finds no lease, and has nothing to distrust
             });
             if (lapsed) {
-                lapses.incrementAndGet(); // before the drop: a settlement that claimed a hold first sees it
-                int dropped = deferred.dropAll();
                 LOG.warn("This instance's billing lease had run out (the process was paused or the database away for "
-                        + "over {}); its balance slices are taken again from what the database says{}", instanceLease,
-                        dropped == 0 ? "" : " (" + dropped + " requests whose holds had no row yet go unbilled)");
+                        + "over {}); its balance slices are taken again from what the database says", instanceLease);
                 slices.reconcile();
             }
             Instant previous = renewedAt;
@@ -1062,12 +933,11 @@ public class JdbcBillingLedger implements BillingLedger {
         settlements.close();
         holds.whileIdle(holdConnection::close);
         settlements.whileIdle(settlementConnection::close);
-        deferred.whileNotWriting(deferredConnection::close);
     }
 
     @Override
     public long openHolds() {
-        return deferred.size() + transactions.executeRead(status -> {
+        return transactions.executeRead(status -> {
             try (PreparedStatement count = status.getConnection().prepareStatement(
                     "SELECT count(*) FROM request_hold"); ResultSet rs = count.executeQuery()) {
                 rs.next();
@@ -1083,7 +953,6 @@ public class JdbcBillingLedger implements BillingLedger {
     @Override
     public int releaseExpired(Instant now, int max) {
         registered(); // a sweeping instance is a live one: its lease is what lets it judge others'
-        writeDeferredHoldsNow(); // every hold of this instance has its row when the sweep looks
         boolean judgeOthers = mayJudgeOthers(now);
         List<Map.Entry<String, String>> expired = transactions.executeRead(status -> {
             try (PreparedStatement query = status.getConnection().prepareStatement("SELECT h.request_id, k.key_hash "
@@ -1288,18 +1157,6 @@ public class JdbcBillingLedger implements BillingLedger {
         settlements.close();
         holds.whileIdle(holdConnection::close);
         settlements.whileIdle(settlementConnection::close);
-        deferred.dropAll(); // a killed process's memory is gone
-        deferred.whileNotWriting(deferredConnection::close);
-    }
-
-    /** Writes the rows of every deferred hold now, whatever its age (the sweep; tests). */
-    void writeDeferredHoldsNow() {
-        try {
-            deferred.write(0, this::insertDeferred);
-        } catch (SQLException e) {
-            throw new IllegalStateException("the holds of keys without a limit could not be written: "
-                    + e.getMessage(), e);
-        }
     }
 
     /** The unused part of this instance's slice of an account (tests). */

@@ -169,18 +169,12 @@ class JdbcBillingLedgerTest {
         }
     }
 
-    /**
-     * What the account can still spend, once this instance's deferred holds (of keys without a limit, written behind
-     * the request: {@link DeferredHolds}) have their rows, as they do after the write delay.
-     */
     private Usd available(AccountId account) {
-        ledger.writeDeferredHoldsNow();
         return stores.accounts().findById(account).orElseThrow().balance();
     }
 
-    /** The account's open holds (deferred ones written first, as for {@link #available}). */
+    /** The account's open holds. */
     private Usd reserved(AccountId account) {
-        ledger.writeDeferredHoldsNow();
         return Usd.ofMicros(queryLong("SELECT coalesce(sum(amount_micros), 0) FROM request_hold WHERE account_id = ?",
                 account.value()));
     }
@@ -190,7 +184,6 @@ class JdbcBillingLedgerTest {
     }
 
     private boolean holdOpen(String requestId) {
-        ledger.writeDeferredHoldsNow();
         return queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", requestId) == 1;
     }
 
@@ -772,17 +765,12 @@ class JdbcBillingLedgerTest {
     // Several instances
 
     /** Another gateway instance on the same database: its own id, slices, writers and lease. */
-    private JdbcBillingLedger secondInstance(Duration lease) {
-        return secondInstance(lease, Duration.ofMillis(20));
-    }
-
-    /** … whose deferred holds get their rows once {@code holdWriteDelay} old (0: every hold before the call). */
     @SuppressWarnings("unchecked")
-    private JdbcBillingLedger secondInstance(Duration lease, Duration holdWriteDelay) {
+    private JdbcBillingLedger secondInstance(Duration lease) {
         return new JdbcBillingLedger(context.getBean(TransactionOperations.class),
                 context.getBean(javax.sql.DataSource.class), context.getBean(io.micronaut.jdbc.DataSourceResolver.class),
                 java.time.Clock.systemUTC(), BigDecimal.ONE, Duration.ofSeconds(1), lease, Duration.ofSeconds(1),
-                Duration.ofMillis(5), holdWriteDelay);
+                Duration.ofMillis(5));
     }
 
     @Test
@@ -1275,221 +1263,13 @@ class JdbcBillingLedgerTest {
             insert.executeUpdate();
         }
 
-        List<Boolean> outcomes = ledger.writeSettlementsApart(List.of(
-                new JdbcBillingLedger.SettlementItem(settlement(broken, refused, dollars("0.1"), NOW), null),
-                new JdbcBillingLedger.SettlementItem(settlement(innocent, fine, dollars("0.05"), NOW), null)));
+        List<Boolean> outcomes = ledger.writeSettlementsApart(List.of(settlement(broken, refused, dollars("0.1"), NOW),
+                settlement(innocent, fine, dollars("0.05"), NOW)));
 
         assertEquals(List.of(false, true), outcomes);
         assertEquals(50_000, ledgerRows(fine).get(0).costMicros(), "the other account's settlement stands");
         assertTrue(holdOpen(refused), "the refused one is left to the sweeper");
         assertFalse(holdOpen(fine));
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // Holds of keys without a limit, written behind the request (DeferredHolds)
-
-    /** Rows of {@code request_hold} for one request, read directly (no deferred hold written first). */
-    private static long holdRows(String requestId) {
-        return queryLong("SELECT count(*) FROM request_hold WHERE request_id = ?", requestId);
-    }
-
-    /** An instance whose deferred holds never get a row during a test: what is deferred stays so. */
-    private JdbcBillingLedger neverWritingBehind() {
-        return secondInstance(Duration.ofSeconds(15), Duration.ofMinutes(10));
-    }
-
-    @Test
-    void aHoldOfAKeyWithoutLimitIsKeptWithoutARowAndAQuickSettlementNeverWritesOne() {
-        JdbcBillingLedger instance = neverWritingBehind();
-        try {
-            Payer payer = newPayer(dollars("10"), null);
-            String first = newRequestId();
-            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, first, dollars("1"), NOW)));
-            assertEquals(1, holdRows(first), "the key's first hold is written before the call: it shows the key has "
-                    + "no limit");
-
-            long open = instance.openHolds();
-            String quick = newRequestId();
-            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, quick, dollars("2"), NOW)));
-            assertEquals(0, holdRows(quick), "the next one is kept in memory");
-            assertEquals(open + 1, instance.openHolds(), "and counted as open");
-            assertEquals(7_000_000, instance.unusedSlice(payer.accountId().value()) + queryLong(
-                    "SELECT balance_micros FROM account WHERE id = ?", payer.accountId().value()),
-                    "both holds' money is out of the slice");
-
-            assertTrue(instance.settle(settlement(payer, quick, dollars("0.5"), NOW.plusSeconds(1))));
-            assertFalse(instance.settle(settlement(payer, quick, dollars("0.5"), NOW.plusSeconds(2))),
-                    "settled once");
-            assertEquals(0, holdRows(quick));
-            assertEquals(open, instance.openHolds());
-            AbstractBillingLedgerContractTest.Entry row = ledgerRows(quick).get(0);
-            assertEquals(2_000_000, row.heldMicros());
-            assertEquals(500_000, row.costMicros());
-
-            assertTrue(instance.settle(settlement(payer, first, dollars("0.25"), NOW.plusSeconds(1))));
-            assertEquals(0, holdRows(first));
-            assertConserved(payer.accountId(), 10_000_000);
-            assertEquals(dollars("9.25"), available(payer.accountId()));
-            assertEquals(dollars("0.75"), usage(payer.apiKeyId(), NOW).total());
-        } finally {
-            instance.close();
-        }
-    }
-
-    @Test
-    void aDeferredHoldGetsItsRowOnceOlderThanTheDelayAndItsSettlementDeletesIt() throws InterruptedException {
-        Payer payer = newPayer(dollars("10"), null);
-        String first = newRequestId();
-        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("1"), NOW)));
-        String slow = newRequestId();
-        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, slow, dollars("3"), NOW)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (holdRows(slow) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(1, holdRows(slow), "written behind once 20 ms old");
-        assertEquals(Usd.ofMicros(4_000_000), Usd.ofMicros(queryLong("SELECT coalesce(sum(amount_micros), 0) "
-                + "FROM request_hold WHERE account_id = ?", payer.accountId().value())));
-        assertEquals(6_000_000, queryLong("SELECT a.balance_micros + a.reserved_micros - (SELECT sum(h.amount_micros) "
-                + "FROM request_hold h WHERE h.account_id = a.id) FROM account a WHERE a.id = ?",
-                payer.accountId().value()), "the balance report counts it");
-
-        assertTrue(ledger.settle(settlement(payer, slow, dollars("1.5"), NOW.plusSeconds(1))));
-        assertFalse(ledger.settle(settlement(payer, slow, dollars("1.5"), NOW.plusSeconds(1))));
-        assertEquals(0, holdRows(slow));
-        assertTrue(ledger.settle(settlement(payer, first, dollars("1"), NOW.plusSeconds(1))));
-        assertConserved(payer.accountId(), 10_000_000);
-        assertEquals(dollars("7.5"), available(payer.accountId()));
-    }
-
-    @Test
-    void aLimitSetOnAKeyWithoutOneBindsItsHoldsWithinASecond() throws InterruptedException {
-        JdbcBillingLedger instance = neverWritingBehind();
-        try {
-            Payer payer = newPayer(dollars("10"), null);
-            for (int i = 0; i < 2; i++) { // the first hold written before the call, the second kept in memory
-                String requestId = newRequestId();
-                assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, dollars("0.5"), NOW)));
-                assertTrue(instance.settle(settlement(payer, requestId, dollars("0.3"), NOW.plusSeconds(1))));
-            }
-            queryLong("WITH limited AS (UPDATE api_key SET limit_micros = 500000 WHERE id = ? RETURNING 1) "
-                    + "SELECT count(*) FROM limited", payer.apiKeyId().value());
-            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(DeferredHolds.UNLIMITED_TRUSTED_NANOS) + 100);
-
-            assertEquals(HoldOutcome.KEY_LIMIT_REACHED, instance.placeHold(hold(payer, newRequestId(),
-                    dollars("0.01"), NOW)), "$0.60 spent of a $0.50 limit");
-            assertConserved(payer.accountId(), 10_000_000);
-        } finally {
-            instance.close();
-        }
-    }
-
-    /**
-     * A frozen instance (as in the test above) that held for a key without a limit: the hold kept in memory had no
-     * row, so the sweeper gave its whole slice back. Woken, it must not charge that hold to a slice it no longer
-     * has: the hold is dropped and its request goes unbilled, like a hold the sweeper released.
-     */
-    @Test
-    void aDeferredHoldOfAnInstanceWhoseLeaseRanOutIsDroppedUnbilled() throws Exception {
-        JdbcBillingLedger frozen = secondInstance(Duration.ofSeconds(2), Duration.ofMinutes(10));
-        try {
-            Payer payer = newPayer(dollars("1"), null);
-            Instant now = Instant.now();
-            String written = newRequestId();
-            assertEquals(HoldOutcome.PLACED, frozen.placeHold(hold(payer, written, dollars("0.1"), now)));
-            String kept = newRequestId();
-            assertEquals(HoldOutcome.PLACED, frozen.placeHold(hold(payer, kept, dollars("0.2"), now)));
-            assertEquals(0, holdRows(kept));
-            frozen.pauseUpkeep();
-            ledger.releaseExpired(Instant.now(), 100); // the sweeper's own lease begins
-            Thread.sleep(4_500);
-            assertEquals(1, ledger.releaseExpired(Instant.now(), 100), "the hold with a row is released");
-            assertEquals(0, queryLong("SELECT count(*) FROM balance_slice WHERE account_id = ?",
-                    payer.accountId().value()), "and the whole slice given back");
-            assertEquals(1_000_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
-                    payer.accountId().value()));
-
-            assertFalse(frozen.settle(settlement(payer, kept, dollars("0.2"), Instant.now())),
-                    "the kept hold was dropped when the instance found its lease had run out");
-            assertTrue(ledgerRows(kept).isEmpty());
-            assertConserved(payer.accountId(), 1_000_000);
-            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
-
-            String later = newRequestId();
-            assertEquals(HoldOutcome.PLACED, frozen.placeHold(hold(payer, later, dollars("0.1"), Instant.now())));
-            assertTrue(frozen.settle(settlement(payer, later, dollars("0.1"), Instant.now())));
-            assertConserved(payer.accountId(), 1_000_000);
-        } finally {
-            frozen.close();
-        }
-    }
-
-    @Test
-    void aDeferredSettlementTriedAgainAfterItsCommitWasLostMovesNoMoneyTwice() throws SQLException {
-        JdbcBillingLedger instance = neverWritingBehind();
-        try {
-            Payer payer = newPayer(dollars("10"), null);
-            String first = newRequestId();
-            assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, first, dollars("1"), NOW)));
-            assertTrue(instance.settle(settlement(payer, first, dollars("1"), NOW.plusSeconds(1))));
-            String kept = newRequestId();
-            BillingLedger.HoldRequest request = hold(payer, kept, dollars("0.4"), NOW);
-            assertEquals(HoldOutcome.PLACED, instance.placeHold(request));
-            BillingLedger.Settlement settlement = settlement(payer, kept, dollars("0.4"), NOW.plusSeconds(1));
-            assertTrue(instance.settle(settlement));
-
-            // The same batch again, as a try after one whose commit reached the database but not the gateway.
-            assertEquals(List.of(true), instance.writeSettlementsApart(List.of(
-                    new JdbcBillingLedger.SettlementItem(settlement, request))));
-            assertEquals(1, ledgerRows(kept).size());
-            assertConserved(payer.accountId(), 10_000_000);
-            assertEquals(dollars("1.4"), usage(payer.apiKeyId(), NOW).total());
-        } finally {
-            instance.close();
-        }
-    }
-
-    /** G3 for deferred holds: settlements racing the writer of their rows (every millisecond) settle exactly once. */
-    @Test
-    void g3DeferredHoldsRacingTheirRowWriterSettleExactlyOnce() throws Exception {
-        JdbcBillingLedger instance = secondInstance(Duration.ofSeconds(15), Duration.ofMillis(1));
-        try {
-            Account account = newAccount(dollars("100"));
-            List<Payer> keys = keysWithoutLimit(account, 5);
-            List<String> ids = java.util.Collections.synchronizedList(new ArrayList<>());
-            List<Runnable> requests = new ArrayList<>();
-            for (int i = 0; i < 400; i++) {
-                Payer payer = keys.get(i % keys.size());
-                requests.add(() -> {
-                    String requestId = newRequestId();
-                    assertEquals(HoldOutcome.PLACED, instance.placeHold(hold(payer, requestId, dollars("0.1"), NOW)));
-                    try {
-                        Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(4));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    assertTrue(instance.settle(settlement(payer, requestId, dollars("0.07"), NOW.plusSeconds(1))));
-                    ids.add(requestId);
-                });
-            }
-            assertNoneFailed(runConcurrently(20, requests), 400);
-
-            assertEquals(400, ids.size());
-            assertEquals(400, queryLong("SELECT count(*) FROM request_ledger WHERE account_id = ?",
-                    account.id().value()));
-            assertEquals(0, queryLong("SELECT count(*) FROM request_hold WHERE account_id = ?", account.id().value()));
-            assertEquals(28_000_000, queryLong("SELECT sum(cost_micros) FROM request_ledger WHERE account_id = ?",
-                    account.id().value()));
-            assertConserved(account.id(), 100_000_000);
-            for (String requestId : ids.subList(0, 20)) {
-                assertFalse(instance.settle(settlement(keys.get(0), requestId, dollars("0.07"), NOW)));
-            }
-            instance.returnSlices();
-            assertEquals(72_000_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
-                    account.id().value()), "every refund back in the balance");
-        } finally {
-            instance.close();
-        }
     }
 
     // ---------------------------------------------------------------------------------------------------------
