@@ -33,6 +33,11 @@ final class BalanceSlices {
      */
     private static final class Slice {
         long available;
+        /**
+         * Taken by holds whose placing has not ended (their row may not be committed yet): a reconciliation leaves
+         * it in the slice row, where such a hold's settlement will look for it. A slice with any is never retired.
+         */
+        long placing;
         long lastUsedNanos = System.nanoTime();
         boolean retired;
     }
@@ -87,11 +92,13 @@ final class BalanceSlices {
                 }
                 if (slice.available >= amount) {
                     slice.available -= amount;
+                    slice.placing += amount;
                     return true;
                 }
                 TopUp topUp = topUp(account.value(), amount - slice.available, slice.available);
                 if (topUp.granted() > 0) {
                     slice.available += topUp.granted() - amount;
+                    slice.placing += amount;
                     return true;
                 }
                 slice.available -= topUp.returned();
@@ -126,6 +133,19 @@ final class BalanceSlices {
         if (slice != null) {
             synchronized (slice) {
                 slice.lastUsedNanos = System.nanoTime();
+            }
+        }
+    }
+
+    /**
+     * The placing of a hold that took {@code amount} ended — placed (its row committed) or not (its amount given
+     * back first) — so a reconciliation need no longer keep it aside.
+     */
+    void placingEnded(AccountId account, long amount) {
+        Slice slice = slices.get(account.value());
+        if (slice != null && amount > 0) {
+            synchronized (slice) {
+                slice.placing = Math.max(0, slice.placing - amount);
             }
         }
     }
@@ -262,7 +282,7 @@ final class BalanceSlices {
                 if (now - slice.lastUsedNanos < idleNanos) {
                     continue;
                 }
-                if (slice.available == 0) {
+                if (slice.available == 0 && slice.placing == 0) {
                     slice.retired = true;
                     slices.remove(entry.getKey(), slice);
                     continue;
@@ -360,8 +380,9 @@ final class BalanceSlices {
                     if (slice.retired) {
                         continue;
                     }
+                    long placing = slice.placing;
                     slice.available = transactions.executeWrite(status -> settleSlice(status.getConnection(),
-                            account));
+                            account, placing));
                     break;
                 }
             }
@@ -369,10 +390,12 @@ final class BalanceSlices {
     }
 
     /**
-     * Gives back to the balance what the account's slice row holds beyond this instance's open holds of it, and
-     * answers what is then left to take from memory: nothing (the open holds' leftovers come back as they settle).
+     * Gives back to the balance what the account's slice row holds beyond this instance's open holds of it and
+     * what holds still being placed took ({@code placing}: their rows may commit after this looks), and answers
+     * what is then left to take from memory: nothing (the holds' leftovers come back as they settle, or their whole
+     * amount if their placing fails).
      */
-    private long settleSlice(Connection connection, UUID account) throws SQLException {
+    private long settleSlice(Connection connection, UUID account, long placing) throws SQLException {
         try (PreparedStatement lock = connection.prepareStatement(
                 "SELECT 1 FROM account WHERE id = ? FOR NO KEY UPDATE")) {
             lock.setObject(1, account);
@@ -392,7 +415,7 @@ final class BalanceSlices {
                 if (!rs.next()) {
                     return 0L; // given back already
                 }
-                amount = rs.getLong(1) - rs.getLong(2);
+                amount = rs.getLong(1) - rs.getLong(2) - placing;
             }
         }
         if (amount > 0) {

@@ -114,6 +114,8 @@ public class JdbcBillingLedger implements BillingLedger {
     private final Map<UUID, Long> settledAt = new ConcurrentHashMap<>();
     /** Tests: runs between a hold's refusal by its key's limit and the look for a settlement that may change it. */
     volatile Runnable afterKeyLimitRefusal;
+    /** Tests: runs after a hold's amount was taken from the slice and before its row is written. */
+    volatile Runnable beforeHoldWrite;
 
     /**
      * Requests whose hold placing failed (refused, nothing sent upstream) while the hold may still have been
@@ -208,9 +210,14 @@ public class JdbcBillingLedger implements BillingLedger {
         }
         HoldOutcome outcome;
         try {
+            Runnable hook = beforeHoldWrite;
+            if (hook != null) {
+                hook.run();
+            }
             outcome = holds.submit(hold, WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (RuntimeException e) {
             placingFailed(hold);
+            slices.placingEnded(hold.accountId(), amount);
             throw e;
         }
         if (outcome == HoldOutcome.PLACED) {
@@ -218,6 +225,7 @@ public class JdbcBillingLedger implements BillingLedger {
         } else {
             slices.giveBack(hold.accountId().value(), amount);
         }
+        slices.placingEnded(hold.accountId(), amount);
         return outcome;
     }
 

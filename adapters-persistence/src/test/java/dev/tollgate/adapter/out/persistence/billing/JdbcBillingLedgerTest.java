@@ -1170,6 +1170,57 @@ class JdbcBillingLedgerTest {
     }
 
     /**
+     * A hold whose row is not committed yet when its own instance finds its lease ran out and reconciles (found by
+     * a code review): the reconciliation counts the committed holds only, so it gave that hold's amount back to the
+     * balance too, and the hold's settlement then found the slice row short of its charge (the database refused
+     * it, and the request went unbilled). What holds still being placed took now stays in the slice row.
+     */
+    @Test
+    void aHoldStillBeingPlacedWhenItsInstanceReconcilesKeepsItsMoneyInTheSlice() throws Exception {
+        JdbcBillingLedger paused = secondInstance(Duration.ofSeconds(2));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        CountDownLatch taken = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            Payer payer = newPayer(dollars("1"), null);
+            String first = newRequestId();
+            assertEquals(HoldOutcome.PLACED, paused.placeHold(hold(payer, first, dollars("0.1"), Instant.now())));
+            assertTrue(paused.settle(settlement(payer, first, dollars("0.1"), Instant.now())));
+            paused.pauseUpkeep();
+            paused.beforeHoldWrite = () -> {
+                taken.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            String inFlight = newRequestId();
+            java.util.concurrent.Future<HoldOutcome> placing = pool.submit(
+                    () -> paused.placeHold(hold(payer, inFlight, dollars("0.2"), Instant.now())));
+            assertTrue(taken.await(10, TimeUnit.SECONDS), "the hold's amount is taken, its row not yet written");
+            paused.beforeHoldWrite = null;
+            Thread.sleep(2_500); // the lease runs out
+
+            paused.returnSlices(); // finds the lapse: reconciles, then gives the idle remainder back
+            go.countDown();
+            assertEquals(HoldOutcome.PLACED, placing.get(10, TimeUnit.SECONDS));
+            assertTrue(holdOpen(inFlight));
+            assertTrue(paused.settle(settlement(payer, inFlight, dollars("0.15"), Instant.now())),
+                    "the slice row still covers the hold it took");
+            paused.returnSlices();
+            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+            assertEquals(750_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                    payer.accountId().value()), "$1 less the two charges");
+            assertConserved(payer.accountId(), 1_000_000);
+        } finally {
+            go.countDown();
+            pool.shutdownNow();
+            paused.close();
+        }
+    }
+
+    /**
      * A lease too old to trust makes every hold renew it first. On a slow database the renewal takes long: the
      * holds that find it under way wait for it at most the statement timeout and then fail as the database being
      * unavailable (503), instead of queueing for a renewal each (a fault audit saw 503s after up to 49 s).
