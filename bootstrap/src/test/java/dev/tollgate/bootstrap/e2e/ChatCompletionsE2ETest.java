@@ -889,6 +889,24 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                 replayed.header("x-request-id")).costMicros());
     }
 
+    /** OpenAI's deprecated function calling is refused with what to send instead, never silently ignored. */
+    @Test
+    void legacyFunctionCallingIsRefusedNamingTheField() {
+        Customer customer = customer();
+        Reply functions = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"functions\":[{\"name\":\"f\","
+                + "\"parameters\":{\"type\":\"object\"}}]"));
+        Map<String, Object> error = assertModelError(functions, 400, "invalid_request");
+        assertEquals("functions", error.get("param"));
+        assertTrue(((String) error.get("message")).contains("tools"), error.toString());
+        assertNothingBilled(functions, customer.email(), OPENING_MICROS);
+        Reply forced = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"function_call\":{\"name\":\"f\"}"));
+        assertEquals("function_call", assertModelError(forced, 400, "invalid_request").get("param"));
+        for (String harmless : List.of("\"functions\":[]", "\"function_call\":\"none\"", "\"function_call\":\"auto\"",
+                "\"functions\":null")) {
+            assertEquals(200, chat(customer.key(), body(FREE, "\"max_tokens\":3," + harmless)).status(), harmless);
+        }
+    }
+
     /** A prompt (or prompt and max_tokens) beyond the model's context: OpenAI's code, which frameworks look for. */
     @Test
     void aPromptBeyondTheContextLengthHasOpenAisCode() {
@@ -1231,6 +1249,9 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
                     body("test/halfway", "\"max_tokens\":20"));
             Map<String, Object> error = assertModelError(json, 502, "upstream_error");
             assertEquals("api_error", error.get("type"));
+            assertTrue(((String) error.get("message")).contains("billed"), "the client is told: " + error);
+            assertEquals("false", json.header("x-should-retry"),
+                    "an SDK's automatic retry would be billed again (the openai SDKs retry a 502 twice)");
             LedgerRow row = awaitSettled(json.header("x-request-id"));
             assertEquals("failed", row.status());
             assertTrue(row.costMicros() > 0, "the prompt and the 5 tokens produced are billed: " + row);

@@ -572,9 +572,13 @@ final class CompletionRun implements RunningCompletion {
                 // After output a provider's 4xx is still the provider failing us, not the client's request. The
                 // status reaches a non-streaming client; a stream that began has committed its 200 already.
                 int status = delivered.isEmpty() && failure.status() >= 400 && failure.status() < 500 ? 400 : 502;
+                // Output began: the prompt and what the provider produced are billed (a non-streaming client is
+                // told so, and its SDK told not to retry on its own: each retry would be billed again).
                 finishWithFailure(new CompletionFailure(status, status == 400 ? "invalid_request_error" : "api_error",
                         delivered.isEmpty() && status == 400 ? "upstream_rejected" : "upstream_error",
-                        "The model provider failed: " + failure.message(), 0, !delivered.isEmpty()),
+                        "The model provider failed: " + failure.message() + (delivered.isEmpty() ? ""
+                                : " (after it began answering: the prompt and the output it produced are billed)"),
+                        0, !delivered.isEmpty()),
                         delivered.isEmpty() ? TokenUsage.NONE : partialUsage(), "failed");
                 return;
             }

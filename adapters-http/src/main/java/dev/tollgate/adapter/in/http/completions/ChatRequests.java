@@ -86,6 +86,7 @@ public final class ChatRequests {
                         + "(a signed 64-bit integer)");
             }
         }
+        legacyFunctionsRefused(body);
         String tools = tools(body, json);
         String toolChoice = toolChoice(body, json);
         mandatoryToolsAreDeclared(body);
@@ -99,6 +100,24 @@ public final class ChatRequests {
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
                 stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools,
                 toolChoice, optionalString(body, "user"), stream, maxTokensField);
+    }
+
+    /**
+     * OpenAI's deprecated function calling ({@code functions}, {@code function_call}) is not translated: silently
+     * ignored, a forced call would come back as text, so a request that uses it is refused with what to send
+     * instead ({@code function_call} "none" or "auto" without functions asks for nothing and passes).
+     */
+    private static void legacyFunctionsRefused(JsonObjectBody body) {
+        if (body.has("functions") && !body.isNull("functions")
+                && !(body.value("functions") instanceof List<?> list && list.isEmpty())) {
+            throw new InvalidRequestException("functions", "functions (OpenAI's deprecated function calling) is not "
+                    + "supported: declare them in tools, as {type: \"function\", function: {name, parameters}}");
+        }
+        Object call = body.has("function_call") ? body.value("function_call") : null;
+        if (call != null && !"none".equals(call) && !"auto".equals(call)) {
+            throw new InvalidRequestException("function_call", "function_call (OpenAI's deprecated function calling) "
+                    + "is not supported: use tool_choice, e.g. {type: \"function\", function: {name}}");
+        }
     }
 
     /**

@@ -148,6 +148,10 @@ public final class CompletionResponses {
         if (failure.retryAfterSeconds() > 0) {
             response.header("Retry-After", Long.toString(failure.retryAfterSeconds()));
         }
+        if (failure.afterOutput()) {
+            // Billed for what the provider produced before it failed: an SDK's automatic retry would pay again.
+            response.header("x-should-retry", "false");
+        }
         return response;
     }
 }
