@@ -901,8 +901,11 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
         assertNothingBilled(functions, customer.email(), OPENING_MICROS);
         Reply forced = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"function_call\":{\"name\":\"f\"}"));
         assertEquals("function_call", assertModelError(forced, 400, "invalid_request").get("param"));
+        Reply parallel = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"tools\":[{\"type\":\"function\","
+                + "\"function\":{\"name\":\"f\"}}],\"parallel_tool_calls\":\"no\""));
+        assertEquals("parallel_tool_calls", assertModelError(parallel, 400, "invalid_request").get("param"));
         for (String harmless : List.of("\"functions\":[]", "\"function_call\":\"none\"", "\"function_call\":\"auto\"",
-                "\"functions\":null")) {
+                "\"functions\":null", "\"parallel_tool_calls\":false")) {
             assertEquals(200, chat(customer.key(), body(FREE, "\"max_tokens\":3," + harmless)).status(), harmless);
         }
     }

@@ -13,6 +13,7 @@ import java.util.function.UnaryOperator;
  * tool_choice, response_format) stay as the client's JSON. Absent optional values are {@code null}.
  * {@code maxTokensField} is the request field that carried {@code maxTokens} ({@code max_tokens} or its synonym
  * {@code max_completion_tokens}), so that a refusal of the bound names the field the client sent.
+ * {@code parallelToolCalls} is the client's {@code parallel_tool_calls} with tools (null: the provider's default).
  */
 public record ChatRequest(
         ModelId model,
@@ -31,13 +32,23 @@ public record ChatRequest(
         String toolChoiceJson,
         String user,
         boolean stream,
-        String maxTokensField) {
+        String maxTokensField,
+        Boolean parallelToolCalls) {
 
     public ChatRequest {
         Objects.requireNonNull(model);
         messages = List.copyOf(messages);
         stop = stop == null ? List.of() : List.copyOf(stop);
         Objects.requireNonNull(maxTokensField);
+    }
+
+    /** A request without {@code parallel_tool_calls} (the provider's default). */
+    public ChatRequest(ModelId model, List<ChatMessage> messages, Integer maxTokens, BigDecimal temperature,
+            BigDecimal topP, BigDecimal frequencyPenalty, BigDecimal presencePenalty, List<String> stop, Long seed,
+            boolean logprobs, Integer topLogprobs, String responseFormatJson, String toolsJson, String toolChoiceJson,
+            String user, boolean stream, String maxTokensField) {
+        this(model, messages, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop, seed, logprobs,
+                topLogprobs, responseFormatJson, toolsJson, toolChoiceJson, user, stream, maxTokensField, null);
     }
 
     /** A request whose bound, if any, came as {@code max_tokens}. */
@@ -92,7 +103,7 @@ public record ChatRequest(
                 stop.stream().map(sanitiser).toList(), seed, logprobs, topLogprobs,
                 literals(responseFormatJson, sanitiser), literals(toolsJson, sanitiser),
                 literals(toolChoiceJson, sanitiser), user == null ? null : sanitiser.apply(user), stream,
-                maxTokensField);
+                maxTokensField, parallelToolCalls);
     }
 
     /** {@code tool_choice: "none"}: tools are declared, but none may be called. */
@@ -103,7 +114,7 @@ public record ChatRequest(
     /** The same request without {@code tools} and {@code tool_choice}. */
     public ChatRequest withoutTools() {
         return new ChatRequest(model, messages, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop,
-                seed, logprobs, topLogprobs, responseFormatJson, null, null, user, stream, maxTokensField);
+                seed, logprobs, topLogprobs, responseFormatJson, null, null, user, stream, maxTokensField, null);
     }
 
     private static String literals(String json, UnaryOperator<String> sanitiser) {

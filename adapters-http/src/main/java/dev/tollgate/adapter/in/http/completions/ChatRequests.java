@@ -90,16 +90,19 @@ public final class ChatRequests {
         String tools = tools(body, json);
         String toolChoice = toolChoice(body, json);
         mandatoryToolsAreDeclared(body);
+        Boolean parallelToolCalls = body.has("parallel_tool_calls") && !body.isNull("parallel_tool_calls")
+                ? body.bool("parallel_tool_calls") : null;
         if (tools == null) {
             // "none" or "auto" without tools asks for nothing: not sent (OpenAI refuses a tool_choice without
-            // tools) and not counted as prompt.
+            // tools) and not counted as prompt; nor is parallel_tool_calls.
             toolChoice = null;
+            parallelToolCalls = null;
         }
         return new ChatRequest(new ModelId(model), messages, maxTokens,
                 range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
                 stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools,
-                toolChoice, optionalString(body, "user"), stream, maxTokensField);
+                toolChoice, optionalString(body, "user"), stream, maxTokensField, parallelToolCalls);
     }
 
     /**

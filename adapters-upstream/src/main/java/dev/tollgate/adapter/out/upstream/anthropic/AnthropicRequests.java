@@ -57,8 +57,18 @@ final class AnthropicRequests {
         }
         if (request.toolsJson() != null) {
             body.put("tools", tools(request.toolsJson()));
-            if (request.toolChoiceJson() != null) {
-                body.put("tool_choice", toolChoice(json.readValue(request.toolChoiceJson(), Argument.OBJECT_ARGUMENT)));
+            Map<String, Object> choice = request.toolChoiceJson() == null ? null
+                    : toolChoice(json.readValue(request.toolChoiceJson(), Argument.OBJECT_ARGUMENT));
+            if (Boolean.FALSE.equals(request.parallelToolCalls())) {
+                // parallel_tool_calls: false is Anthropic's disable_parallel_tool_use, part of its tool_choice
+                // (meaningless with "none").
+                choice = new LinkedHashMap<>(choice == null ? Map.of("type", "auto") : choice);
+                if (!"none".equals(choice.get("type"))) {
+                    choice.put("disable_parallel_tool_use", true);
+                }
+            }
+            if (choice != null) {
+                body.put("tool_choice", choice);
             }
         }
         if (request.user() != null) {

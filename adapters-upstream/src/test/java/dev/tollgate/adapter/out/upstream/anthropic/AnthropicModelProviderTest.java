@@ -154,6 +154,28 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void parallelToolCallsFalseIsAnthropicsDisableParallelToolUse() throws Exception {
+        JsonMapper json = JsonMapper.createDefault();
+        List<ChatMessage> messages = List.of(new ChatMessage("user", "Weather?",
+                "{\"role\":\"user\",\"content\":\"Weather?\"}"));
+        String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"weather\"}}]";
+        ProviderRoute route = new ProviderRoute(new ProviderId("a"), "claude-x", TokenPrice.FREE, TokenPrice.FREE,
+                ModelCapabilities.ALL);
+        AnthropicRequests requests = new AnthropicRequests(json);
+        for (String choice : new String[] {null, "\"required\""}) {
+            ChatRequest request = new ChatRequest(new ModelId("m"), messages, 100, null, null, null, null, null,
+                    null, false, null, null, tools, choice, null, false, "max_tokens", false);
+            String encoded = json.writeValueAsString(requests.messagesRequest(route, request, 100));
+            assertTrue(encoded.contains("\"tool_choice\":{\"type\":\"" + (choice == null ? "auto" : "any")
+                    + "\",\"disable_parallel_tool_use\":true}"), encoded);
+        }
+        ChatRequest allowed = new ChatRequest(new ModelId("m"), messages, 100, null, null, null, null, null, null,
+                false, null, null, tools, null, null, false, "max_tokens", true);
+        assertFalse(json.writeValueAsString(requests.messagesRequest(route, allowed, 100)).contains("tool_choice"),
+                "true is Anthropic's default: nothing to send");
+    }
+
+    @Test
     void imagePartsOfAUserTurnBecomeImageBlocksInTheirPlace() throws Exception {
         JsonMapper json = JsonMapper.createDefault();
         String parts = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Compare\"},"

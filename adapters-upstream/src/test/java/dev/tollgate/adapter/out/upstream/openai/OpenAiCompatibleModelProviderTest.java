@@ -13,6 +13,7 @@ import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.catalog.TokenPrice;
+import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,6 +106,25 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         String sent = lastRequestBody();
         assertTrue(sent.contains("\"max_completion_tokens\":16"), sent);
         assertFalse(sent.contains("\"max_tokens\""), sent);
+    }
+
+    @Test
+    void parallelToolCallsGoesUpstreamWithTheTools() throws Exception {
+        handler.set(exchange -> sse(exchange, textStream(List.of("ok"))));
+        ChatRequest withTools = new ChatRequest(REQUEST.model(), REQUEST.messages(), 16, null, null, null, null,
+                List.of(), null, false, null, null, "[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]",
+                "\"auto\"", null, true, "max_tokens", false);
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, withTools, 16, recorder);
+        recorder.await();
+        String sent = lastRequestBody();
+        assertTrue(sent.contains("\"parallel_tool_calls\":false"), sent);
+        assertTrue(sent.contains("\"tool_choice\":\"auto\""), sent);
+
+        RecordingListener plain = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, plain);
+        plain.await();
+        assertFalse(lastRequestBody().contains("parallel_tool_calls"), "not sent when the client did not send it");
     }
 
     @Test
