@@ -64,6 +64,7 @@ final class SettingChecks {
         COUNTS.forEach((property, least) -> count(environment, property, least));
         bool(environment, "tollgate.playground.user-billed");
         usd(environment, "tollgate.billing.slice-usd");
+        bytes(environment, "micronaut.server.max-request-size");
         readableFile(environment, "tollgate.catalog");
         oneOf(environment, "tollgate.http.forwarded-header", List.of("x-forwarded-for", "forwarded"));
         // Its own sentence names the variable and the entry that is no address or CIDR block.
@@ -101,6 +102,7 @@ final class SettingChecks {
         counts.put("tollgate.dashboard.password.parallelism", new Range(1, integer));
         counts.put("tollgate.dashboard.password.memory-kib", new Range(8, integer));
         counts.put("tollgate.smtp.port", new Range(1, 65535));
+        counts.put("micronaut.server.port", new Range(-1, 65535)); // -1 or 0: a free port the system picks
         return counts;
     }
 
@@ -194,6 +196,23 @@ final class SettingChecks {
         if (!fine) {
             throw new IllegalArgumentException(named(property) + " must be a positive amount of US dollars with at "
                     + "most 6 decimals, e.g. 1 or 0.25; it was " + text);
+        }
+    }
+
+    /** Micronaut's readable byte sizes: a whole number, optionally with KB, MB or GB. */
+    private static final java.util.regex.Pattern BYTES = java.util.regex.Pattern.compile("(\\d{1,12})([KMG]B)?",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /** A size in bytes of at least one byte (0 or a negative size refused every request body with a 413). */
+    private static void bytes(Environment environment, String property) {
+        String text = text(environment, property);
+        if (text == null) {
+            return;
+        }
+        java.util.regex.Matcher size = BYTES.matcher(text.strip());
+        if (!size.matches() || Long.parseLong(size.group(1)) < 1) {
+            throw new IllegalArgumentException(named(property) + " must be a size of at least one byte, a whole number "
+                    + "optionally followed by KB, MB or GB, e.g. 1MB; it was " + text);
         }
     }
 

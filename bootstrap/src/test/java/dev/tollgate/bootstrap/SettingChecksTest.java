@@ -58,6 +58,17 @@ class SettingChecksTest {
         refused("tollgate.smtp.port", "70000", "from 1 to 65535");
         refused("tollgate.completions.hold-lease", "1m", "at least 2m");
         refused("tollgate.completions.max-retries", "-1", "from 0");
+        // An operator audit: a port out of range failed deep in Netty with a stack trace, and a negative body size
+        // started a server that answered every body with 413.
+        refused("micronaut.server.port", "99999", "from -1 to 65535");
+        refused("micronaut.server.port", "abc", "from -1 to 65535");
+        refused("micronaut.server.max-request-size", "-1", "at least one byte");
+        refused("micronaut.server.max-request-size", "0MB", "at least one byte");
+        refused("micronaut.server.max-request-size", "lots", "at least one byte");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("micronaut.server.port", "-1",
+                "micronaut.server.max-request-size", "2mb"))));
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("micronaut.server.max-request-size",
+                "1048576"))));
         assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.limits.tokens.key-per-minute",
                 "50000000000", "tollgate.limits.behaviour.minimal-words", "0", "tollgate.completions.max-retries",
                 "0"))));

@@ -64,6 +64,7 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
     public static CatalogFile parse(String yaml) {
         Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
         Map<String, Object> top = map(root, "the catalog");
+        known(top, TOP_KEYS, "the catalog");
         Map<String, ProviderSettings> providers = new LinkedHashMap<>();
         map(top.getOrDefault("providers", Map.of()), "providers").forEach((name, value) -> {
             Map<String, Object> settings = new LinkedHashMap<>(map(value, "provider " + name));
@@ -94,9 +95,11 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
     private static CatalogModel model(Map<String, Object> m, Map<String, ProviderSettings> providers) {
         String id = required(m, "id", "a model");
         String where = "model " + id;
+        known(m, MODEL_KEYS, where);
         List<ProviderRoute> routes = new ArrayList<>();
         for (Object entry : list(m.get("routes"), where + " routes")) {
             Map<String, Object> r = map(entry, where + " route");
+            known(r, ROUTE_KEYS, where + " route");
             String provider = required(r, "provider", where + " route");
             if (!providers.containsKey(provider)) {
                 throw new IllegalArgumentException(where + ": unknown provider '" + provider + "'");
@@ -118,11 +121,47 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                     new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),
                             flag(caps, "seed"), flag(caps, "images"))));
         }
+        required(m, "context-length", where);
+        required(m, "max-output-tokens", where);
         return new CatalogModel(new ModelId(id), m.getOrDefault("owned-by", "tollgate").toString(),
-                Long.parseLong(m.getOrDefault("created", 1767225600L).toString()),
-                Integer.parseInt(required(m, "context-length", where)),
-                Integer.parseInt(required(m, "max-output-tokens", where)), routes,
-                Integer.parseInt(m.getOrDefault("image-tokens", 0).toString()));
+                whole(m, "created", 1767225600L, Long.MAX_VALUE, where),
+                (int) whole(m, "context-length", 0, Integer.MAX_VALUE, where),
+                (int) whole(m, "max-output-tokens", 0, Integer.MAX_VALUE, where), routes,
+                (int) whole(m, "image-tokens", 0, Integer.MAX_VALUE, where));
+    }
+
+    private static final java.util.Set<String> TOP_KEYS = java.util.Set.of("providers", "models");
+    private static final java.util.Set<String> MODEL_KEYS = java.util.Set.of("id", "owned-by", "created",
+            "context-length", "max-output-tokens", "image-tokens", "routes");
+    private static final java.util.Set<String> ROUTE_KEYS = java.util.Set.of("provider", "model",
+            "input-usd-per-million", "output-usd-per-million", "capabilities");
+
+    /** A misspelt key would be silently left out (a model's cap, a route's prices): it is an error instead. */
+    private static void known(Map<String, Object> section, java.util.Set<String> keys, String where) {
+        for (String key : section.keySet()) {
+            if (!keys.contains(key)) {
+                throw new IllegalArgumentException(where + ": unknown key '" + key + "' (known: "
+                        + String.join(", ", new java.util.TreeSet<>(keys)) + ")");
+            }
+        }
+    }
+
+    /** A whole number of at most {@code most}, or {@code fallback} when absent; an error names the field. */
+    private static long whole(Map<String, Object> m, String key, long fallback, long most, String where) {
+        Object value = m.get(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            long number = Long.parseLong(value.toString().strip());
+            if (number <= most) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(where + ": " + key + " must be a whole number of at most " + most
+                + ", got '" + value + "'");
     }
 
     private static TokenPrice price(Map<String, Object> route, String key, String where) {

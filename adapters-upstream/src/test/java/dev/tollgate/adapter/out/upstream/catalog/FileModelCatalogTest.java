@@ -101,7 +101,22 @@ class FileModelCatalogTest {
                 new Case(providers.formatted(", report-usage: flase") + model.formatted("a", "1", "tools: true"),
                         "report-usage must be true or false"),
                 new Case(providers.formatted(", api-key: sk-secret") + model.formatted("a", "1", "tools: true"),
-                        "api-key-env"))) {
+                        "api-key-env"),
+                // An operator audit: misspelt keys were left out silently (a model's cap, a route's prices).
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: true")
+                        .replace("max-output-tokens: 100\n", "max-output-tokens: 100\n    colour: blue\n"),
+                        "model m/a: unknown key 'colour'"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: true")
+                        .replace("output-usd-per-million", "output-usd-per-milion"),
+                        "model m/a route: unknown key 'output-usd-per-milion'"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: true") + "modles: []\n",
+                        "the catalog: unknown key 'modles'"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: true")
+                        .replace("context-length: 1000", "context-length: 99999999999999999999"),
+                        "model m/a: context-length must be a whole number"),
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: true")
+                        .replace("context-length: 1000\n", "context-length: 1000\n    created: yesterday\n"),
+                        "model m/a: created must be a whole number"))) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> new SimulatorCheck(CatalogFile.parse(c.yaml())).run(), c.yaml());
             assertTrue(refused.getMessage().contains(c.named()), refused.getMessage());
