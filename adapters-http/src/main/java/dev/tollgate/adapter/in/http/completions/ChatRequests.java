@@ -44,9 +44,7 @@ public final class ChatRequests {
         if (model.isBlank()) {
             throw new InvalidRequestException("model", "model must not be empty");
         }
-        if (model.length() > ModelId.MAX_LENGTH) {
-            throw ModelNotFoundException.noModelThatLong(model); // §7.2: an unsupported id is a 404
-        }
+        ModelId modelId = ModelNotFoundException.requested(model);
         List<ChatMessage> messages = messages(body, json);
         boolean stream = body.has("stream") && !body.isNull("stream") && body.bool("stream");
         if (body.has("stream_options") && !body.isNull("stream_options")) {
@@ -98,7 +96,7 @@ public final class ChatRequests {
             toolChoice = null;
             parallelToolCalls = null;
         }
-        return new ChatRequest(new ModelId(model), messages, maxTokens,
+        return new ChatRequest(modelId, messages, maxTokens,
                 range(body, "temperature", "0", "2"), range(body, "top_p", "0", "1"),
                 range(body, "frequency_penalty", "-2", "2"), range(body, "presence_penalty", "-2", "2"),
                 stop(body), seed, logprobs, topLogprobs, responseFormat(body, json), tools,

@@ -11,7 +11,6 @@ import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
 import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ModelCapabilities;
-import dev.tollgate.domain.catalog.ModelId;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
@@ -65,10 +64,7 @@ public class ModelsController extends CrossOriginApi {
     @Get("/{+id}")
     Map<String, Object> get(HttpRequest<?> request, @PathVariable String id) {
         admit(request);
-        if (id.length() > ModelId.MAX_LENGTH) {
-            throw ModelNotFoundException.noModelThatLong(id);
-        }
-        return entry(models.get(new ModelId(id)));
+        return entry(models.get(ModelNotFoundException.requested(id)));
     }
 
     static Map<String, Object> entry(CatalogModel model) {

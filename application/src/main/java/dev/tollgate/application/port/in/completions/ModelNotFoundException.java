@@ -19,10 +19,16 @@ public final class ModelNotFoundException extends UseCaseException {
         super(message);
     }
 
-    /** An id longer than any model id may be ({@link ModelId#MAX_LENGTH}): no model has it. */
-    public static ModelNotFoundException noModelThatLong(String id) {
-        return new ModelNotFoundException("The model '" + id.substring(0, 64) + "…' (" + id.length()
-                + " characters; ids have at most " + ModelId.MAX_LENGTH + ") does not exist; see GET /v1/models");
+    /**
+     * The model id a client asked for: one longer than any id may be ({@link ModelId#MAX_LENGTH}) names no model,
+     * so it is this 404 (§7.2) rather than a 400 about its length.
+     */
+    public static ModelId requested(String id) {
+        if (id.length() > ModelId.MAX_LENGTH) {
+            throw new ModelNotFoundException("The model '" + id.substring(0, 64) + "…' (" + id.length()
+                    + " characters; ids have at most " + ModelId.MAX_LENGTH + ") does not exist; see GET /v1/models");
+        }
+        return new ModelId(id);
     }
 
     @Override
