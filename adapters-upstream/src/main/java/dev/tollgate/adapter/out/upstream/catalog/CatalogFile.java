@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -25,15 +26,41 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
     private static final List<String> CAPABILITIES = List.of("tools", "response-format", "logprobs", "seed", "images");
 
     /** A provider's type ({@code simulator}, {@code openai}, {@code anthropic}) and its other settings. */
-    public record ProviderSettings(String name, String type, Map<String, Object> settings) {
+    /**
+     * A provider's settings as the catalog gives them. A provider reads the ones its type knows when it is built;
+     * {@link #requireAllRead()} then refuses any other (a misspelt {@code requests-per-minut} would otherwise be
+     * silently ignored).
+     */
+    public record ProviderSettings(String name, String type, Map<String, Object> settings, Set<String> read) {
+
+        public ProviderSettings(String name, String type, Map<String, Object> settings) {
+            this(name, type, settings, java.util.concurrent.ConcurrentHashMap.newKeySet());
+        }
+
+        private Object get(String key) {
+            read.add(key);
+            return settings.get(key);
+        }
 
         public String string(String key, String fallback) {
-            Object value = settings.get(key);
+            Object value = get(key);
             return value == null ? fallback : value.toString();
         }
 
+        /** One of {@code allowed} (the first is the default when absent); anything else is refused. */
+        public String choice(String key, String... allowed) {
+            String value = string(key, allowed[0]);
+            for (String option : allowed) {
+                if (option.equals(value)) {
+                    return option;
+                }
+            }
+            throw new IllegalArgumentException("provider " + name + ": " + key + " must be one of "
+                    + String.join(", ", allowed) + ", got '" + value + "'");
+        }
+
         public long number(String key, long fallback) {
-            Object value = settings.get(key);
+            Object value = get(key);
             if (value == null) {
                 return fallback;
             }
@@ -46,7 +73,7 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
         }
 
         public boolean bool(String key, boolean fallback) {
-            Object value = settings.get(key);
+            Object value = get(key);
             return value == null ? fallback : strictBoolean(value, "provider " + name + ": " + key);
         }
 
@@ -58,6 +85,19 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                         + ", got " + value);
             }
             return value;
+        }
+
+        /**
+         * Refuses a setting nobody read: called once the provider is built, when every setting its type knows has
+         * been looked up (the error lists them).
+         */
+        public void requireAllRead() {
+            for (String key : settings.keySet()) {
+                if (!read.contains(key)) {
+                    throw new IllegalArgumentException("provider " + name + ": unknown setting '" + key + "' for type "
+                            + type + " (known: type, " + String.join(", ", new java.util.TreeSet<>(read)) + ")");
+                }
+            }
         }
     }
 

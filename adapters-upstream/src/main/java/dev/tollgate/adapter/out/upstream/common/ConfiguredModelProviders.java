@@ -29,6 +29,7 @@ public final class ConfiguredModelProviders implements ModelProviders {
                         + settings.type() + "' (known: simulator, openai, anthropic)");
             };
             long cap = settings.number("requests-per-minute", 0, 0);
+            settings.requireAllRead();
             providers.put(settings.name(), cap > 0 ? new RateCappedModelProvider(provider, cap, scheduler) : provider);
         }
     }

@@ -66,8 +66,14 @@ public final class SimulatorModelProvider implements ModelProvider {
         this.outputTokens = (int) settings.number("output-tokens", 24, 0);
         this.reportUsage = settings.bool("report-usage", true);
         this.failEvery = settings.number("fail-every", 0, 0);
-        this.failMidStream = "mid-stream".equals(settings.string("fail-mode", "before-first-byte"));
-        this.failStatus = (int) settings.number("fail-status", 503);
+        this.failMidStream = "mid-stream".equals(settings.choice("fail-mode", "before-first-byte",
+                "mid-stream"));
+        long status = settings.number("fail-status", 503);
+        if (status < 400 || status > 599) {
+            throw new IllegalArgumentException("provider " + name + ": fail-status must be an HTTP error status "
+                    + "(400-599), got " + status);
+        }
+        this.failStatus = (int) status;
         this.tokens = tokens;
         this.scheduler = scheduler;
     }

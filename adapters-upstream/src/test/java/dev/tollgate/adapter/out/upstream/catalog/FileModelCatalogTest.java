@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tollgate.adapter.out.upstream.common.ConfiguredModelProviders;
 import dev.tollgate.adapter.out.upstream.common.JtokkitTokenCounter;
-import dev.tollgate.adapter.out.upstream.simulator.SimulatorModelProvider;
 import dev.tollgate.application.port.out.ModelCatalog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -116,7 +116,17 @@ class FileModelCatalogTest {
                         "model m/a: context-length must be a whole number"),
                 new Case(providers.formatted("") + model.formatted("a", "1", "tools: true")
                         .replace("context-length: 1000\n", "context-length: 1000\n    created: yesterday\n"),
-                        "model m/a: created must be a whole number"))) {
+                        "model m/a: created must be a whole number"),
+                // A provider's settings are read by its type: one its type does not know was ignored silently.
+                new Case(providers.formatted(", requests-per-minut: 10") + model.formatted("a", "1", "tools: true"),
+                        "provider sim: unknown setting 'requests-per-minut' for type simulator (known: type, "),
+                new Case(providers.formatted("") + "  oa: {type: openai, base-url: 'http://127.0.0.1:9/v1', "
+                        + "conect-timeout-ms: 5}\n" + model.formatted("a", "1", "tools: true"),
+                        "provider oa: unknown setting 'conect-timeout-ms' for type openai"),
+                new Case(providers.formatted(", fail-mode: midstream") + model.formatted("a", "1", "tools: true"),
+                        "fail-mode must be one of before-first-byte, mid-stream, got 'midstream'"),
+                new Case(providers.formatted(", fail-status: 200") + model.formatted("a", "1", "tools: true"),
+                        "fail-status must be an HTTP error status (400-599), got 200"))) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> new SimulatorCheck(CatalogFile.parse(c.yaml())).run(), c.yaml());
             assertTrue(refused.getMessage().contains(c.named()), refused.getMessage());
@@ -124,10 +134,10 @@ class FileModelCatalogTest {
         }
     }
 
-    /** Builds the catalog's simulator the way start-up does, so that its settings are read too. */
+    /** Builds the catalog's providers the way start-up does, so that their settings are read and checked too. */
     private record SimulatorCheck(CatalogFile file) {
         void run() {
-            file.providers().values().forEach(p -> new SimulatorModelProvider(p, new JtokkitTokenCounter(), null));
+            new ConfiguredModelProviders(file, new JtokkitTokenCounter(), null, null, null);
         }
     }
 
