@@ -123,8 +123,18 @@ public final class AdminCommand implements Callable<Integer> {
     /** Most a single CLI amount may be: $1 billion (a typo of a few digits too many is refused, not booked). */
     private static final BigDecimal MAX_DOLLARS = new BigDecimal("1000000000");
 
+    /**
+     * Plain ASCII decimals only: {@link BigDecimal} alone would also take {@code 1e3}, {@code +5} and other scripts'
+     * digits, amounts an operator rarely means to type.
+     */
+    private static final java.util.regex.Pattern PLAIN_DECIMAL =
+            java.util.regex.Pattern.compile("-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
+
     static Usd usd(CommandSpec spec, String option, String value, boolean mustBePositive) {
         try {
+            if (!PLAIN_DECIMAL.matcher(value.strip()).matches()) {
+                throw new NumberFormatException("not a plain decimal");
+            }
             BigDecimal dollars = new BigDecimal(value.strip());
             if (dollars.compareTo(MAX_DOLLARS) > 0) {
                 throw new ParameterException(spec.commandLine(), option + " must be at most "

@@ -116,6 +116,13 @@ class AdminCliE2ETest {
         }
         assertEquals(0, tollgate("admin", "account", "create", "--email", email, "--verified").exit());
         assertEquals(2, tollgate("admin", "account", "credit", "--email", email, "--usd", "0.0000019").exit());
+        // An operator audit: an exponent, a sign or another script's digits were booked as written.
+        for (String odd : new String[] {"1e3", "+5", "\uFF15", "\u0665", "0x10", "1,5", ""}) {
+            Run refused = tollgate("admin", "account", "credit", "--email", email, "--usd", odd);
+            assertEquals(2, refused.exit(), odd + ": " + refused.err());
+            assertTrue(refused.err().contains("--usd must be a USD amount such as 10 or 2.5"), refused.err());
+        }
+        assertTrue(tollgate("admin", "account", "credit", "--email", email, "--usd", ".5").out().contains("0.5"));
         Run reset = tollgate("admin", "api-key", "create", "--email", email, "--name", "k", "--limit-reset", "daily");
         assertEquals(2, reset.exit(), reset.err());
         assertTrue(reset.err().contains("--limit-reset needs --limit"), reset.err());
