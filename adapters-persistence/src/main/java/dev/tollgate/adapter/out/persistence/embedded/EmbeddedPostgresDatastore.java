@@ -215,8 +215,9 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
             }
             if (!gone) {
                 gone = true;
-                LOG.warn("The embedded PostgreSQL on port {} (process {}) is gone; starting it again on {}", port,
-                        postmasterPid, pgData);
+                LOG.warn("The embedded PostgreSQL on port {} (process {}) is gone; starting it again on {} (the "
+                        + "library's \"Could not stop postmaster\" that may follow is expected)", port, postmasterPid,
+                        pgData);
             }
             if (Files.exists(Path.of("/proc", Long.toString(postmasterPid)))) {
                 // Dead but not yet reaped by its parent (init, since pg_ctl left): PostgreSQL's own check of the
