@@ -94,11 +94,13 @@ public record ChatRequest(
     /**
      * The same request with every text that goes upstream passed through {@code sanitiser}: each message's text
      * and the strings of its JSON, the stop sequences, the strings of {@code tools}, {@code tool_choice} and
-     * {@code response_format} (descriptions, schemas, examples), and the {@code user} field.
+     * {@code response_format} (descriptions, schemas, examples), and the {@code user} field. A message's text parts
+     * are redacted as the one text a model reads them as (data split across parts is found); an image part's
+     * {@code url} is left alone (base64 image data is no text, and a redaction in it breaks the image).
      */
-    public ChatRequest sanitised(UnaryOperator<String> sanitiser) {
+    public ChatRequest sanitised(PiiRedactor sanitiser) {
         List<ChatMessage> clean = messages.stream().map(m -> new ChatMessage(m.role(), sanitiser.apply(m.text()),
-                JsonStrings.mapLiterals(m.json(), sanitiser), sanitiser.apply(m.extra()), m.images())).toList();
+                sanitisedJson(m.json(), sanitiser), sanitiser.apply(m.extra()), m.images())).toList();
         return new ChatRequest(model, clean, maxTokens, temperature, topP, frequencyPenalty, presencePenalty,
                 stop.stream().map(sanitiser).toList(), seed, logprobs, topLogprobs,
                 literals(responseFormatJson, sanitiser), literals(toolsJson, sanitiser),
@@ -115,6 +117,19 @@ public record ChatRequest(
     public ChatRequest withoutTools() {
         return new ChatRequest(model, messages, maxTokens, temperature, topP, frequencyPenalty, presencePenalty, stop,
                 seed, logprobs, topLogprobs, responseFormatJson, null, null, user, stream, maxTokensField, null);
+    }
+
+    private static String sanitisedJson(String message, PiiRedactor sanitiser) {
+        List<String> parts = new java.util.ArrayList<>();
+        JsonStrings.mapMemberLiterals(message, (member, literal) -> {
+            if ("text".equals(member)) {
+                parts.add(literal);
+            }
+            return literal;
+        });
+        java.util.Iterator<String> clean = sanitiser.applyJoined(parts).iterator();
+        return JsonStrings.mapMemberLiterals(message, (member, literal) -> "text".equals(member) ? clean.next()
+                : "url".equals(member) ? literal : sanitiser.apply(literal));
     }
 
     private static String literals(String json, UnaryOperator<String> sanitiser) {

@@ -1,6 +1,7 @@
 package dev.tollgate.domain.completion;
 
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,6 +28,39 @@ public final class JsonStrings {
             StringBuilder literal = new StringBuilder();
             i = decode(json, i, literal);
             encode(function.apply(literal.toString()), out);
+        }
+        return out.toString();
+    }
+
+    /**
+     * Like {@link #mapLiterals(String, UnaryOperator)}, telling the function which member each literal is the value
+     * of: its name, or null for a member's name, an array's element or a lone string.
+     *
+     * @throws IllegalArgumentException when a string literal is not terminated or has a broken escape
+     */
+    public static String mapMemberLiterals(String json, BiFunction<String, String, String> function) {
+        StringBuilder out = new StringBuilder(json.length() + 16);
+        String member = null;
+        int i = 0;
+        while (i < json.length()) {
+            char c = json.charAt(i);
+            if (c != '"') {
+                if (c != ':' && !Character.isWhitespace(c)) {
+                    member = null;
+                }
+                out.append(c);
+                i++;
+                continue;
+            }
+            StringBuilder literal = new StringBuilder();
+            i = decode(json, i, literal);
+            int next = i;
+            while (next < json.length() && Character.isWhitespace(json.charAt(next))) {
+                next++;
+            }
+            boolean name = next < json.length() && json.charAt(next) == ':';
+            encode(function.apply(name ? null : member, literal.toString()), out);
+            member = name ? literal.toString() : null;
         }
         return out.toString();
     }

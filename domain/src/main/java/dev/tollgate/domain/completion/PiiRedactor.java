@@ -177,9 +177,41 @@ public final class PiiRedactor implements UnaryOperator<String> {
 
     @Override
     public String apply(String text) {
-        if (text.isEmpty()) {
-            return text;
+        return text.isEmpty() ? text : replace(text, spans(text));
+    }
+
+    /**
+     * Pieces of one text (a message's text parts, which a model reads one after the other) redacted as that text:
+     * data split across pieces ({@code "jane@"}, {@code "example.com"}) is found. Each piece keeps its place; a
+     * placeholder stands where its datum starts, and the rest of the datum is taken out of the pieces it runs on
+     * into (which may be left empty).
+     */
+    public List<String> applyJoined(List<String> pieces) {
+        String joined = String.join("", pieces);
+        List<Span> spans = joined.isEmpty() ? List.of() : spans(joined);
+        List<String> out = new ArrayList<>(pieces.size());
+        int offset = 0;
+        for (String piece : pieces) {
+            int end = offset + piece.length();
+            StringBuilder clean = new StringBuilder(piece.length());
+            int at = offset;
+            for (Span span : spans) {
+                if (span.end() <= at || span.start() >= end) {
+                    continue;
+                }
+                if (span.start() >= at) {
+                    clean.append(joined, at, span.start()).append(span.placeholder());
+                }
+                at = Math.min(span.end(), end);
+            }
+            out.add(clean.append(joined, at, end).toString());
+            offset = end;
         }
+        return out;
+    }
+
+    /** What to replace in {@code text} (not empty), in order, none overlapping. */
+    private static List<Span> spans(String text) {
         List<Span> spans = find(text);
         // Data written another way must not hide: escapes that a JSON text inside a string keeps (an @ written as
         // its escape), HTML character references, compatibility forms (fullwidth ＠ and digits), digits of other
@@ -192,7 +224,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
                 spans.add(reading.written(span));
             }
         }
-        return replace(text, merged(spans));
+        return merged(spans);
     }
 
     /** Spans found both ways that overlap become one, named after the longer (one address seen from its cut on). */

@@ -242,6 +242,34 @@ class PiiRedactorTest {
     }
 
     @Test
+    void dataSplitAcrossTextPartsIsFoundAndEachPartKeepsItsPlace() {
+        // An audit: each part was redacted on its own, so the pieces went upstream as they were.
+        assertEquals(List.of("My e-mail is [email]", " and my card is [card]", ". Phone [phone]", "."),
+                redact.applyJoined(List.of("My e-mail is jane.doe@", "example.com and my card is 4111 1111 ",
+                        "1111 1111. Phone +1 415 ", "555 0132.")));
+        assertEquals(List.of("a ", "", "[email] b"), redact.applyJoined(List.of("a ", "", "x@example.com b")));
+        assertEquals(List.of(), redact.applyJoined(List.of()));
+    }
+
+    @Test
+    void textPartsAreRedactedTogetherAndImageDataIsLeftAlone() {
+        // An audit: base64 image data held IBAN look-alikes that passed mod 97 and were replaced, breaking the image.
+        String url = "data:image/png;base64,iVBORw0/GB82WEST12345698765432/AAAA=";
+        assertEquals(false, redact.apply(url).equals(url), "the data would be mangled if it were redacted");
+        String json = "{\"role\":\"user\",\"name\":\"ann@example.org\",\"content\":[{\"type\":\"text\","
+                + "\"text\":\"write to jane.doe@\"},{\"type\":\"image_url\",\"image_url\":{\"url\":\"" + url
+                + "\"}},{\"type\":\"text\",\"text\":\"example.com today\"}]}";
+        ChatMessage message = new ChatMessage("user", "write to jane.doe@example.com today", json, "ann@example.org",
+                1);
+        ChatMessage clean = new ChatRequest(new dev.tollgate.domain.catalog.ModelId("m"), List.of(message), null,
+                null, null, null, null, null, null, false, null, null, null, null, null, false)
+                .sanitised(redact).messages().get(0);
+        assertEquals("write to [email] today", clean.text());
+        assertEquals(json.replace("ann@example.org", "[email]").replace("jane.doe@", "[email]")
+                .replace("example.com today", " today"), clean.json());
+    }
+
+    @Test
     void stopSequencesToolsToolChoiceAndResponseFormatAreSanitisedToo() {
         ChatMessage message = new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}");
         String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"notify\",\"description\":"
