@@ -86,6 +86,9 @@ public final class AnthropicModelProvider implements ModelProvider {
         private final Set<Integer> toolsWithArguments = new HashSet<>();
         private long inputTokens = -1;
         private long outputTokens = -1;
+        /** Prompt tokens written to or read from Anthropic's prompt cache: not part of input_tokens, billed too. */
+        private long cacheCreationTokens;
+        private long cacheReadTokens;
         private String stopReason;
 
         EventDecoder(UpstreamListener listener) {
@@ -163,6 +166,12 @@ public final class AnthropicModelProvider implements ModelProvider {
             }
             if (usage.get("output_tokens") instanceof Number out) {
                 outputTokens = out.longValue();
+            }
+            if (usage.get("cache_creation_input_tokens") instanceof Number written) {
+                cacheCreationTokens = written.longValue();
+            }
+            if (usage.get("cache_read_input_tokens") instanceof Number read) {
+                cacheReadTokens = read.longValue();
             }
         }
 
@@ -247,7 +256,11 @@ public final class AnthropicModelProvider implements ModelProvider {
 
         private void finish() {
             toolIndexByBlock.values().forEach(this::noInput); // a block that ended without its content_block_stop
-            TokenUsage usage = inputTokens >= 0 && outputTokens >= 0 ? new TokenUsage(inputTokens, outputTokens) : null;
+            // Cached prompt tokens count as prompt tokens at the route's input price (docs/decisions.md).
+            TokenUsage usage = inputTokens >= 0 && outputTokens >= 0
+                    ? new TokenUsage(inputTokens + Math.max(0, cacheCreationTokens) + Math.max(0, cacheReadTokens),
+                            outputTokens)
+                    : null;
             finish(finishReason(stopReason), usage);
         }
     }
@@ -261,6 +274,8 @@ public final class AnthropicModelProvider implements ModelProvider {
             case "max_tokens" -> "length";
             case "tool_use" -> "tool_calls";
             case "refusal" -> "content_filter";
+            // The context window ran out mid-answer: cut short, as with max_tokens.
+            case "model_context_window_exceeded" -> "length";
             default -> "stop"; // end_turn, stop_sequence, pause_turn
         };
     }

@@ -34,9 +34,10 @@ final class AnthropicRequests {
                 case "system", "developer" -> system.append(system.isEmpty() ? "" : "\n\n").append(message.text());
                 case "assistant" -> append(messages, "assistant", assistantBlocks(message, original, i));
                 case "tool", "function" -> append(messages, "user", List.of(toolResult(message, original)));
-                default -> append(messages, "user", userBlocks(message, original));
+                default -> append(messages, "user", userBlocks(message, original, i));
             }
         }
+        endPrefill(messages);
         if (messages.isEmpty()) {
             throw new Untranslatable("messages", "this model's provider (Anthropic's Messages API) needs at least "
                     + "one user or assistant message with content besides the system prompt");
@@ -48,12 +49,16 @@ final class AnthropicRequests {
         if (request.temperature() != null) {
             // Anthropic's range is 0–1; chat-completions allows up to 2.
             body.put("temperature", request.temperature().min(java.math.BigDecimal.ONE));
-        }
-        if (request.topP() != null) {
+        } else if (request.topP() != null) {
+            // Anthropic's newer models refuse temperature and top_p together, and advise setting one: temperature
+            // wins (docs/decisions.md).
             body.put("top_p", request.topP());
         }
-        if (!request.stop().isEmpty()) {
-            body.put("stop_sequences", request.stop());
+        // Anthropic refuses a stop sequence of whitespace only ("\n" is a common one in chat completions): such
+        // sequences are left out rather than failing the request (docs/decisions.md).
+        List<String> stops = request.stop().stream().filter(stop -> !stop.isBlank()).toList();
+        if (!stops.isEmpty()) {
+            body.put("stop_sequences", stops);
         }
         if (request.toolsJson() != null) {
             body.put("tools", tools(request.toolsJson()));
@@ -72,9 +77,45 @@ final class AnthropicRequests {
             }
         }
         if (request.user() != null) {
-            body.put("metadata", Map.of("user_id", request.user()));
+            // Anthropic asks for an opaque id (no e-mail, name or phone number), at most 256 characters: the same
+            // end user always gets the same hash.
+            body.put("metadata", Map.of("user_id", opaque(request.user())));
         }
         return body;
+    }
+
+    private static String opaque(String user) {
+        try {
+            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(user.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(hash);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    /**
+     * A conversation that ends with an assistant turn asks Anthropic to continue it (a prefill), and Anthropic
+     * refuses a prefill that ends in whitespace: its last text is sent without it.
+     */
+    private static void endPrefill(List<Map<String, Object>> messages) {
+        if (messages.isEmpty() || !"assistant".equals(messages.get(messages.size() - 1).get("role"))) {
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> content = (List<Map<String, Object>>) messages.get(messages.size() - 1)
+                .get("content");
+        Map<String, Object> last = content.get(content.size() - 1);
+        if ("text".equals(last.get("type")) && last.get("text") instanceof String text) {
+            last.put("text", text.stripTrailing());
+        }
+    }
+
+    /** Anthropic's ids are {@code [a-zA-Z0-9_-]+}; other providers' (e.g. {@code functions.weather:0}) are mapped. */
+    static String toolId(Object id) {
+        String text = id == null ? "" : id.toString();
+        String clean = text.replaceAll("[^a-zA-Z0-9_-]", "_");
+        return clean.isEmpty() ? "_" : clean;
     }
 
     /** Anthropic wants alternating turns: consecutive messages of one role are merged. */
@@ -96,36 +137,51 @@ final class AnthropicRequests {
     }
 
     /**
-     * A user turn: its text, or — when it came as parts — each part in order, images as Anthropic image blocks (a
-     * {@code data:} URL as base64 with its media type, any other URL by reference), so a route that takes images
-     * sends them rather than the text alone.
+     * A user turn: its text, or — when it came as parts — each part in order as a block of its own (texts as text
+     * blocks, images as Anthropic image blocks: a {@code data:} URL as base64 with its media type, any other URL by
+     * reference). Anthropic refuses a text block of whitespace only: such texts are left out.
      */
-    private static List<Map<String, Object>> userBlocks(ChatMessage message, Map<String, Object> original) {
-        if (message.images() == 0 || !(original.get("content") instanceof List<?> parts)) {
-            return message.text().isEmpty() ? List.of() : List.of(text(message.text()));
+    private static List<Map<String, Object>> userBlocks(ChatMessage message, Map<String, Object> original,
+            int index) {
+        if (!(original.get("content") instanceof List<?> parts)) {
+            return message.text().isBlank() ? List.of() : List.of(text(message.text()));
         }
         List<Map<String, Object>> blocks = new ArrayList<>();
-        for (Object part : parts) {
-            if (!(part instanceof Map<?, ?> p)) {
+        for (int i = 0; i < parts.size(); i++) {
+            if (!(parts.get(i) instanceof Map<?, ?> p)) {
                 continue;
             }
-            if ("text".equals(p.get("type")) && p.get("text") instanceof String t && !t.isEmpty()) {
+            if ("text".equals(p.get("type")) && p.get("text") instanceof String t && !t.isBlank()) {
                 blocks.add(text(t));
             } else if ("image_url".equals(p.get("type")) && p.get("image_url") instanceof Map<?, ?> image
                     && image.get("url") instanceof String url) {
-                blocks.add(image(url));
+                blocks.add(image(url, "messages[" + index + "].content[" + i + "].image_url.url"));
             }
         }
         return blocks;
     }
 
-    private static Map<String, Object> image(String url) {
+    /** The image types Anthropic's Messages API takes. */
+    private static final java.util.Set<String> IMAGE_TYPES = java.util.Set.of("image/jpeg", "image/png",
+            "image/gif", "image/webp");
+
+    private static Map<String, Object> image(String url, String where) {
         Map<String, Object> source = new LinkedHashMap<>();
-        int comma = url.indexOf(',');
-        String head = comma < 0 ? "" : url.substring(0, comma);
-        if (head.regionMatches(true, 0, "data:", 0, 5) && head.endsWith(";base64")) {
+        if (url.regionMatches(true, 0, "data:", 0, 5)) {
+            int comma = url.indexOf(',');
+            String head = comma < 0 ? "" : url.substring(5, comma).toLowerCase(java.util.Locale.ROOT);
+            if (!head.endsWith(";base64")) {
+                throw new Untranslatable(where, where + " must be a base64 data URL (data:image/png;base64,…) or "
+                        + "an http(s) URL for this model's provider (Anthropic's Messages API)");
+            }
+            String type = head.substring(0, head.length() - ";base64".length());
+            type = type.equals("image/jpg") ? "image/jpeg" : type;
+            if (!IMAGE_TYPES.contains(type)) {
+                throw new Untranslatable(where, where + " is an image of type '" + type + "'; this model's provider "
+                        + "(Anthropic's Messages API) takes image/jpeg, image/png, image/gif and image/webp");
+            }
             source.put("type", "base64");
-            source.put("media_type", head.substring(5, head.length() - ";base64".length()));
+            source.put("media_type", type);
             source.put("data", url.substring(comma + 1));
         } else {
             source.put("type", "url");
@@ -140,7 +196,7 @@ final class AnthropicRequests {
     private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original, int index)
             throws IOException {
         List<Map<String, Object>> blocks = new ArrayList<>();
-        if (!message.text().isEmpty()) {
+        if (!message.text().isBlank()) {
             blocks.add(text(message.text()));
         }
         if (original.get("tool_calls") instanceof List<?> calls) {
@@ -148,7 +204,7 @@ final class AnthropicRequests {
                 if (calls.get(c) instanceof Map<?, ?> call && call.get("function") instanceof Map<?, ?> function) {
                     Map<String, Object> block = new LinkedHashMap<>();
                     block.put("type", "tool_use");
-                    block.put("id", call.get("id"));
+                    block.put("id", toolId(call.get("id")));
                     block.put("name", function.get("name"));
                     String where = "messages[" + index + "].tool_calls[" + c + "].function.arguments";
                     block.put("input", input(function.get("arguments"), where));
@@ -195,8 +251,19 @@ final class AnthropicRequests {
     private static Map<String, Object> toolResult(ChatMessage message, Map<String, Object> original) {
         Map<String, Object> block = new LinkedHashMap<>();
         block.put("type", "tool_result");
-        block.put("tool_use_id", original.get("tool_call_id"));
-        block.put("content", message.text());
+        block.put("tool_use_id", toolId(original.get("tool_call_id")));
+        if (original.get("content") instanceof List<?> parts) {
+            // Parts stay parts (Anthropic's tool_result takes text blocks), not glued into one text.
+            List<Map<String, Object>> texts = new ArrayList<>();
+            for (Object part : parts) {
+                if (part instanceof Map<?, ?> p && p.get("text") instanceof String t && !t.isBlank()) {
+                    texts.add(text(t));
+                }
+            }
+            block.put("content", texts);
+        } else {
+            block.put("content", message.text());
+        }
         return block;
     }
 

@@ -156,6 +156,11 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) has no log "
                         + "probabilities; remove logprobs from its capabilities");
             }
+            if (flag(caps, "response-format") && "anthropic".equals(providers.get(provider).type())) {
+                // Not translated to the Messages API: a client asking for JSON would get free text.
+                throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) is not sent "
+                        + "response_format; remove response-format from its capabilities");
+            }
             routes.add(new ProviderRoute(new ProviderId(provider), r.getOrDefault("model", id).toString(),
                     price(r, "input-usd-per-million", where), price(r, "output-usd-per-million", where),
                     new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),

@@ -24,7 +24,13 @@ public final class UpstreamErrors {
     private static final Pattern SECRET_PARAMETER = Pattern.compile(
             "(?i)\\b(password|passwd|secret|token|api_key|apikey|key)=[^\\s&\"',;)]+");
     private static final Pattern IPV6 = Pattern.compile("\\[[0-9a-fA-F:.%]*:[0-9a-fA-F:.%]*\\](:\\d+)?");
-    private static final Pattern HOST = Pattern.compile("(?i)\\b(?:[a-z0-9-]+\\.){2,}[a-z]{2,}(?::\\d+)?\\b");
+    /**
+     * Three or more labels ending in a lower-case one: not a field path with an index ({@code messages.0.content}:
+     * a label of digits only) nor a Java class name ({@code java.net.ConnectException}, {@code io.netty.channel.X}:
+     * an upper-case or a further label after it), which the client and the operator need to read.
+     */
+    private static final Pattern HOST = Pattern.compile(
+            "\\b(?:(?i:[a-z0-9-]*[a-z-][a-z0-9-]*)\\.){2,}[a-z]{2,}(?::\\d+)?\\b(?!\\.?[A-Za-z0-9_])");
     private static final Pattern LONG_TOKEN = Pattern.compile("\\b[A-Za-z0-9_\\-]{32,}\\b");
     private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*://[^\\s\"'<>]+");
     private static final Pattern IPV4 = Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?\\b");

@@ -250,6 +250,80 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertEquals("stop", recorder.finishReason);
     }
 
+    /** From an audit against Anthropic's documented refusals: what chat completions allow and Anthropic does not. */
+    @Test
+    void whatTheMessagesApiRefusesIsSmoothedOut() throws Exception {
+        JsonMapper json = JsonMapper.createDefault();
+        ProviderRoute route = new ProviderRoute(new ProviderId("a"), "claude-x", TokenPrice.FREE, TokenPrice.FREE,
+                ModelCapabilities.ALL);
+        List<ChatMessage> messages = List.of(
+                new ChatMessage("user", "Translate:Bonjour", "{\"role\":\"user\",\"content\":[{\"type\":\"text\","
+                        + "\"text\":\"Translate:\"},{\"type\":\"text\",\"text\":\"\\n \"},{\"type\":\"text\","
+                        + "\"text\":\"Bonjour\"},{\"type\":\"image_url\",\"image_url\":{\"url\":"
+                        + "\"data:image/jpg;base64,/9j/4AAQ\"}}]}", "", 1),
+                new ChatMessage("assistant", " ", "{\"role\":\"assistant\",\"content\":\" \",\"tool_calls\":[{\"id\":"
+                        + "\"functions.weather:0\",\"type\":\"function\",\"function\":{\"name\":\"weather\","
+                        + "\"arguments\":\"{}\"}}]}"),
+                new ChatMessage("tool", "4 degrees", "{\"role\":\"tool\",\"tool_call_id\":\"functions.weather:0\","
+                        + "\"content\":[{\"type\":\"text\",\"text\":\"4 \"},{\"type\":\"text\",\"text\":\"degrees\"}]}"),
+                new ChatMessage("assistant", "Say: ", "{\"role\":\"assistant\",\"content\":\"Say: \"}"));
+        ChatRequest request = new ChatRequest(new ModelId("m"), messages, 100, new BigDecimal("0.7"),
+                new BigDecimal("0.9"), null, null, List.of("\n", "END", " "), null, false, null, null, null, null,
+                "jane.doe@example.com", true);
+        String encoded = json.writeValueAsString(new AnthropicRequests(json).messagesRequest(route, request, 100));
+        assertTrue(encoded.contains("\"temperature\":0.7") && !encoded.contains("top_p"), "one of the two: " + encoded);
+        assertTrue(encoded.contains("\"stop_sequences\":[\"END\"]"), "no whitespace-only stop: " + encoded);
+        assertTrue(encoded.contains("\"content\":[{\"type\":\"text\",\"text\":\"Translate:\"},{\"type\":\"text\","
+                + "\"text\":\"Bonjour\"},{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":"
+                + "\"image/jpeg\",\"data\":\"/9j/4AAQ\"}}]"), "parts stay blocks, no blank one, jpg is jpeg: " + encoded);
+        assertTrue(encoded.contains("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":"
+                + "\"functions_weather_0\""), "no blank text block, an id Anthropic takes: " + encoded);
+        assertTrue(encoded.contains("\"tool_use_id\":\"functions_weather_0\",\"content\":[{\"type\":\"text\","
+                + "\"text\":\"4 \"},{\"type\":\"text\",\"text\":\"degrees\"}]"), encoded);
+        String userHash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest("jane.doe@example.com".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertTrue(encoded.endsWith("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Say:\"}]}],"
+                + "\"temperature\":0.7,\"stop_sequences\":[\"END\"],\"metadata\":{\"user_id\":\"" + userHash + "\"}}"),
+                "a prefill without trailing whitespace; an opaque user id: " + encoded);
+        assertFalse(encoded.contains("jane"), encoded);
+        ChatRequest onlyTopP = new ChatRequest(new ModelId("m"), messages.subList(0, 1), 100, null,
+                new BigDecimal("0.9"), null, null, List.of("\n"), null, false, null, null, null, null, null, true);
+        String alone = json.writeValueAsString(new AnthropicRequests(json).messagesRequest(route, onlyTopP, 100));
+        assertTrue(alone.contains("\"top_p\":0.9") && !alone.contains("stop_sequences"), alone);
+    }
+
+    @Test
+    void anImageAnthropicCannotTakeIsTheClientsFault() {
+        JsonMapper json = JsonMapper.createDefault();
+        for (String url : new String[] {"data:image/svg+xml;base64,PHN2Zz4=", "data:image/png,rawbytes"}) {
+            ChatRequest request = new ChatRequest(new ModelId("m"), List.of(new ChatMessage("user", "see",
+                    "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"see\"},{\"type\":"
+                            + "\"image_url\",\"image_url\":{\"url\":\"" + url + "\"}}]}", "", 1)), 100, null, null,
+                    null, null, null, null, false, null, null, null, null, null, true);
+            AnthropicRequests.Untranslatable refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    AnthropicRequests.Untranslatable.class, () -> new AnthropicRequests(json).messagesRequest(ROUTE,
+                            request, 100));
+            assertEquals("messages[0].content[1].image_url.url", refused.param(), refused.getMessage());
+        }
+    }
+
+    @Test
+    void cachedPromptTokensAreCountedAsPromptTokens() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,"
+                        + "\"cache_creation_input_tokens\":1000,\"cache_read_input_tokens\":9000,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}",
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}",
+                "{\"type\":\"content_block_stop\",\"index\":0}",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"model_context_window_exceeded\"},"
+                        + "\"usage\":{\"output_tokens\":2}}",
+                "{\"type\":\"message_stop\"}")));
+        RecordingListener recorder = callAndWait();
+        assertEquals(10_003, recorder.usage.promptTokens());
+        assertEquals(2, recorder.usage.completionTokens());
+        assertEquals("length", recorder.finishReason, "the context window cut the answer short");
+    }
+
     @Test
     void stopReasonsBecomeFinishReasons() {
         assertEquals("stop", AnthropicModelProvider.finishReason("end_turn"));

@@ -77,6 +77,10 @@ class FileModelCatalogTest {
         IllegalArgumentException logprobs = assertThrows(IllegalArgumentException.class,
                 () -> CatalogFile.parse(providers + model + route.formatted("claude").replace("images", "logprobs")));
         assertTrue(logprobs.getMessage().contains("no log probabilities"), logprobs.getMessage());
+        // An audit: response_format is not translated to the Messages API, so a JSON request got free text.
+        IllegalArgumentException format = assertThrows(IllegalArgumentException.class, () -> CatalogFile.parse(
+                providers + model + route.formatted("claude").replace("images", "response-format")));
+        assertTrue(format.getMessage().contains("is not sent response_format"), format.getMessage());
     }
 
     @Test

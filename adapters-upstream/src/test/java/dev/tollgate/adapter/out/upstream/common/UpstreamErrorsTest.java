@@ -25,6 +25,15 @@ class UpstreamErrorsTest {
     void whatAClientCanActOnIsLeftAlone() {
         String said = "This model's maximum context length is 8192 tokens; gpt-4o-mini and claude-3.5 were asked";
         assertEquals(said, UpstreamErrors.mask(said));
+        // An audit: Anthropic's field paths and Java's class names were masked as host names.
+        for (String readable : new String[] {"messages.0.content.1.text: text content blocks must contain "
+                + "non-whitespace text", "java.net.ConnectException: Connection refused",
+                "io.netty.channel.ConnectTimeoutException: connection timed out",
+                "tools.2.custom.input_schema: Field required"}) {
+            assertEquals(readable, UpstreamErrors.mask(readable));
+        }
+        assertEquals("cannot reach [host].", UpstreamErrors.mask("cannot reach api.anthropic.com."));
+        assertEquals("at [host], then", UpstreamErrors.mask("at eu-west-1.llm.example.net:443, then"));
     }
 
     @Test
