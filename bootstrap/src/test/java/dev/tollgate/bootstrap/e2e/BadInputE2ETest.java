@@ -218,7 +218,9 @@ class BadInputE2ETest extends GatewayE2ETest {
                 " 2030-01-01T00:00:00Z", "2030-01-01T00:00:00Z ", "\\t2030-01-01T00:00:00Z\\n",
                 "\u30002030-01-01T00:00:00Z",
                 // A four-digit year here, but year 10000 in UTC, which is what is stored and shown.
-                "9999-12-31T23:30:00-05:00")) {
+                "9999-12-31T23:30:00-05:00",
+                // An audit: second 60 in the local minute 59 under a half-hour offset is 00:29:60 UTC — no such time.
+                "2030-07-01T05:59:60+05:30", "2030-06-30T23:59:60-00:45")) {
             String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
             Reply created = post("/api/v1/keys", gpm, body);
             assertManagementError(created, 400, null);
@@ -238,7 +240,8 @@ class BadInputE2ETest extends GatewayE2ETest {
                 new Accepted("2030-01-02T00:00:00+19:00", "2030-01-01T05:00:00.000Z"),
                 new Accepted("2030-01-01T00:00:00-23:59", "2030-01-01T23:59:00.000Z"),
                 new Accepted("2030-06-30T23:59:60Z", "2030-07-01T00:00:00.000Z"),
-                new Accepted("2030-07-01T01:59:60.5+02:00", "2030-07-01T00:00:00.500Z"))) {
+                new Accepted("2030-07-01T01:59:60.5+02:00", "2030-07-01T00:00:00.500Z"),
+                new Accepted("2030-07-01T05:29:60+05:30", "2030-07-01T00:00:00.000Z"))) {
             Reply created = createKey(gpm, "{\"name\":\"x\",\"expires_at\":\"" + c.sent() + "\"}");
             assertEquals(c.stored(), created.data().get("expires_at"), c.sent());
         }

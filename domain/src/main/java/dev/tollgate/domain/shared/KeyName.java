@@ -13,11 +13,17 @@ public record KeyName(String value) {
         if (value == null) {
             throw new DomainRuleViolation("name", "name is required");
         }
-        value = value.strip();
-        if (value.isEmpty()) {
+        if (value.isBlank()) {
             throw new DomainRuleViolation("name", "name must not be empty");
         }
-        if (value.codePoints().allMatch(KeyName::invisible)) {
+        // Embeddings, overrides and isolates reorder the text around them: a name could show as another's. Looked
+        // for before trimming, which would take one at either end away as invisible.
+        if (value.codePoints().anyMatch(c -> c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069)) {
+            throw new DomainRuleViolation("name", "name must not contain bidirectional control characters "
+                    + "(U+202A to U+202E, U+2066 to U+2069)");
+        }
+        value = trimmed(value);
+        if (value.isEmpty()) {
             throw new DomainRuleViolation("name", "name must not be empty (it holds only spaces or invisible "
                     + "characters)");
         }
@@ -27,17 +33,28 @@ public record KeyName(String value) {
         if (value.codePoints().anyMatch(Character::isISOControl)) {
             throw new DomainRuleViolation("name", "name must not contain control characters");
         }
-        // Embeddings, overrides and isolates reorder the text around them: a name could show as another's.
-        if (value.codePoints().anyMatch(c -> c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069)) {
-            throw new DomainRuleViolation("name", "name must not contain bidirectional control characters "
-                    + "(U+202A to U+202E, U+2066 to U+2069)");
-        }
         // An unpaired UTF-16 surrogate (a JSON escape of D800 with no low half after it) is no character: it
         // cannot be stored as text and would come back as something else.
         if (value.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
             throw new DomainRuleViolation("name", "name must be valid Unicode text (it holds an unpaired surrogate "
                     + "escape such as \\ud800)");
         }
+    }
+
+    /**
+     * Without spaces of any kind around it (no-break and zero-width ones too, which {@link String#strip} keeps): a
+     * name padded with them would show as another key's.
+     */
+    private static String trimmed(String value) {
+        int start = 0;
+        int end = value.length();
+        while (start < end && invisible(value.codePointAt(start))) {
+            start += Character.charCount(value.codePointAt(start));
+        }
+        while (end > start && invisible(value.codePointBefore(end))) {
+            end -= Character.charCount(value.codePointBefore(end));
+        }
+        return value.substring(start, end);
     }
 
     /** A space of any kind (no-break, ideographic, …) or a character that shows nothing (zero-width, format). */

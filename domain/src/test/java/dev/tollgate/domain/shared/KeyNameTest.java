@@ -40,6 +40,13 @@ class KeyNameTest {
                 refused(value).getMessage());
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"\u00a0pad\u00a0", "\u200bpad", "pad\ufeff", " \u3000pad\u2060 "})
+    void spacesOfAnyKindAroundANameAreTrimmed(String value) {
+        // An audit: a no-break or zero-width space around a name was kept, so "pad" could show as another key.
+        assertEquals("pad", new KeyName(value).value());
+    }
+
     @Test
     void visibleTextAroundInvisibleCharactersIsKept() {
         assertEquals("a\u00a0b", new KeyName("a\u00a0b").value());

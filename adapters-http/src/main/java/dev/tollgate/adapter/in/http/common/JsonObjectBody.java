@@ -136,8 +136,10 @@ public final class JsonObjectBody {
         if (limit.startsWith("Document nesting depth") || limit.contains("nesting")) {
             return "The request body nests objects and arrays more than " + MAX_NESTING + " levels deep";
         }
-        return "A number in the request body is written with more than " + MAX_NUMBER_LENGTH + " characters: "
-                + "use an exponent, e.g. 1e-9";
+        // The parser counts the digits before and after the decimal point apart (a 66-character 1.000…1 with 65
+        // decimals is refused, a 66-character one with an exponent is not).
+        return "A number in the request body has more than " + MAX_NUMBER_LENGTH + " digits before or after its "
+                + "decimal point; no value of this API needs that many";
     }
 
     /**

@@ -188,12 +188,11 @@ final class KeyRequests {
             if (shape.group(2) != null && shape.group(2).length() > 10) {
                 typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
             }
-            // RFC 3339 has a leap second (second 60, in the minute 59 of UTC: 59 under any whole-hour offset) and
-            // offsets up to ±23:59, Java neither: the leap second is the instant after :59, and an offset beyond
-            // Java's ±18:00 is applied by hand to the same time read at UTC.
+            // RFC 3339 has a leap second (second 60, in the minute 59 of UTC — not of the local time under an offset
+            // of 5:30) and offsets up to ±23:59, Java neither: the leap second is the instant after :59, and an
+            // offset beyond Java's ±18:00 is applied by hand to the same time read at UTC.
             long leap = 0;
-            if (typed.length() > 18 && typed.charAt(16) == ':' && typed.startsWith("60", 17)
-                    && typed.startsWith("59", 14)) {
+            if (typed.length() > 18 && typed.charAt(16) == ':' && typed.startsWith("60", 17)) {
                 typed = typed.substring(0, 17) + "59" + typed.substring(19);
                 leap = 1;
             }
@@ -210,8 +209,11 @@ final class KeyRequests {
                     typed = typed.substring(0, sign) + "Z";
                 }
             }
-            Instant instant = OffsetDateTime.parse(typed, TIMESTAMP).toInstant().minusSeconds(offsetSeconds)
-                    .plusSeconds(leap);
+            Instant instant = OffsetDateTime.parse(typed, TIMESTAMP).toInstant().minusSeconds(offsetSeconds);
+            if (leap == 1 && instant.atOffset(java.time.ZoneOffset.UTC).getMinute() != 59) {
+                throw new DateTimeParseException("a second 60 outside a UTC minute 59", typed, 17);
+            }
+            instant = instant.plusSeconds(leap);
             // The four-digit year is the stored (UTC) one: 9999-12-31T23:30:00-05:00 is already in year 10000.
             if (instant.isAfter(LAST_INSTANT)) {
                 throw new InvalidRequestException(field, field + " must lie before the year 10000 in UTC, got '"
