@@ -110,7 +110,10 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         putRaw(body, "response_format", request.responseFormatJson());
         putRaw(body, "tools", request.toolsJson());
         putRaw(body, "tool_choice", request.toolChoiceJson());
-        putIfSet(body, "parallel_tool_calls", request.parallelToolCalls());
+        if (request.toolsJson() != null) {
+            // OpenAI refuses parallel_tool_calls without tools ("only allowed when 'tools' are specified").
+            putIfSet(body, "parallel_tool_calls", request.parallelToolCalls());
+        }
         try {
             String encoded = json.writeValueAsString(body);
             // Messages go upstream exactly as the client sent them (content parts, tool calls, names).

@@ -125,6 +125,14 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         provider.call(ROUTE, REQUEST, 16, plain);
         plain.await();
         assertFalse(lastRequestBody().contains("parallel_tool_calls"), "not sent when the client did not send it");
+
+        // OpenAI answers 400 to parallel_tool_calls without tools: a client's stray flag is not passed on.
+        ChatRequest noTools = new ChatRequest(REQUEST.model(), REQUEST.messages(), 16, null, null, null, null,
+                List.of(), null, false, null, null, null, null, null, true, "max_tokens", true);
+        RecordingListener bare = new RecordingListener();
+        provider.call(ROUTE, noTools, 16, bare);
+        bare.await();
+        assertFalse(lastRequestBody().contains("parallel_tool_calls"), lastRequestBody());
     }
 
     @Test
