@@ -22,4 +22,9 @@ public final class InMemoryCredentialRepository implements CredentialRepository 
     public Optional<PasswordHash> findByAccount(AccountId accountId) {
         return Optional.ofNullable(hashes.get(accountId));
     }
+
+    @Override
+    public void delete(AccountId accountId) {
+        hashes.remove(accountId);
+    }
 }

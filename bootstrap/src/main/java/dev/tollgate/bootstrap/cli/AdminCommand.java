@@ -6,7 +6,7 @@ import dev.tollgate.application.port.in.account.CreditAccountUseCase;
 import dev.tollgate.application.port.in.account.FindAccountUseCase;
 import dev.tollgate.application.port.in.account.OpenAccountCommand;
 import dev.tollgate.application.port.in.account.OpenAccountUseCase;
-import dev.tollgate.application.port.in.account.VerifyAccountEmailUseCase;
+import dev.tollgate.application.port.in.account.ConfirmEmailByOperatorUseCase;
 import dev.tollgate.application.port.in.auth.ManagementPrincipal;
 import dev.tollgate.application.port.in.keys.CreateApiKeyCommand;
 import dev.tollgate.application.port.in.keys.CreateApiKeyUseCase;
@@ -201,12 +201,15 @@ public final class AdminCommand implements Callable<Integer> {
             AccountCommands parent;
             @Option(names = "--email", required = true)
             String email;
+            @Option(names = "--discard-signup", description = "Confirm an address whose dashboard sign-up waits "
+                    + "for its mailed link, dropping that sign-up's password (the account then has none).")
+            boolean discardSignUp;
 
             @Override
             public Integer call() {
                 Email address = email(spec, email);
                 return parent.admin.execute(spec, ctx -> {
-                    ctx.getBean(VerifyAccountEmailUseCase.class).verify(address);
+                    ctx.getBean(ConfirmEmailByOperatorUseCase.class).confirm(address, discardSignUp);
                     return null;
                 });
             }

@@ -138,6 +138,17 @@ class AdminCliE2ETest {
         assertTrue(refused.err().contains("Please verify your email address"), refused.err());
 
         assertEquals(0, tollgate("admin", "account", "verify", "--email", email).exit());
+
+        // A dashboard sign-up waiting for its link: whoever chose its password must not get the account confirmed.
+        String pending = uniqueEmail();
+        context.getBean(dev.tollgate.application.port.in.account.SignUpUseCase.class).signUp(
+                new dev.tollgate.application.port.in.account.SignUpCommand(
+                        new dev.tollgate.domain.account.Email(pending), "a password someone chose", "127.0.0.1"));
+        Run waiting = tollgate("admin", "account", "verify", "--email", pending);
+        assertEquals(1, waiting.exit());
+        assertTrue(waiting.err().contains("--discard-signup"), waiting.err());
+        assertEquals(0, tollgate("admin", "account", "verify", "--email", pending, "--discard-signup").exit());
+
         Run created = tollgate("admin", "management-key", "create", "--email", email, "--name", "ops");
         assertEquals(0, created.exit(), created.err());
         String gpm = created.out().strip();

@@ -12,4 +12,7 @@ public interface CredentialRepository {
     void save(AccountId accountId, PasswordHash hash, Instant now);
 
     Optional<PasswordHash> findByAccount(AccountId accountId);
+
+    /** Removes the account's password, if it has one. */
+    void delete(AccountId accountId);
 }

@@ -1,9 +1,11 @@
 package dev.tollgate.application.service.account;
 
 import dev.tollgate.application.port.in.account.AccountNotFoundException;
+import dev.tollgate.application.port.in.account.ConfirmEmailByOperatorUseCase;
 import dev.tollgate.application.port.in.account.MailUnavailableException;
 import dev.tollgate.application.port.in.account.ResendVerificationUseCase;
 import dev.tollgate.application.port.in.account.SignUpCommand;
+import dev.tollgate.application.port.in.account.SignUpPendingException;
 import dev.tollgate.application.port.in.account.SignUpUseCase;
 import dev.tollgate.application.port.in.account.VerifyAccountEmailUseCase;
 import dev.tollgate.application.port.in.account.VerifyEmailLinkUseCase;
@@ -17,6 +19,7 @@ import dev.tollgate.application.port.out.TransactionRunner;
 import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.account.Account;
 import dev.tollgate.domain.account.AccountId;
+import dev.tollgate.domain.account.Email;
 import dev.tollgate.domain.account.EmailVerificationToken;
 import dev.tollgate.domain.account.Password;
 import dev.tollgate.domain.account.PasswordHash;
@@ -33,7 +36,8 @@ import java.util.Optional;
  * sessions end and a new link goes to the address — so someone who signed up with another person's address first
  * cannot keep it, and a link confirms only with the password of the latest sign-up.
  */
-public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCase, ResendVerificationUseCase {
+public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCase, ResendVerificationUseCase,
+        ConfirmEmailByOperatorUseCase {
 
     private final AccountRepository accounts;
     private final CredentialRepository credentials;
@@ -83,7 +87,10 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
         }
         Optional<Account> pending = transactions.inTransaction(() -> {
             Account existing = accounts.findByEmail(command.email()).orElseThrow(AccountNotFoundException::new);
-            if (existing.emailVerified()) {
+            // A confirmed account, or one the operator made with the CLI (it has no password, and the operator may
+            // confirm it later): the owner gets a notice and nothing changes (an audit found the sign-up's password
+            // set on a CLI account, which the operator's later confirmation then handed to whoever chose it).
+            if (existing.emailVerified() || credentials.findByAccount(existing.id()).isEmpty()) {
                 return Optional.<Account>empty();
             }
             credentials.save(existing.id(), hash, now);
@@ -117,6 +124,22 @@ public final class SignUpService implements SignUpUseCase, VerifyEmailLinkUseCas
             verifyAccountEmail.verify(account.get().email());
         }
         return true;
+    }
+
+    @Override
+    public void confirm(Email email, boolean discardSignUp) {
+        transactions.inTransaction(() -> {
+            Account account = accounts.findByEmail(email).orElseThrow(() -> new AccountNotFoundException(email));
+            if (!account.emailVerified() && credentials.findByAccount(account.id()).isPresent()) {
+                if (!discardSignUp) {
+                    throw new SignUpPendingException(email);
+                }
+                credentials.delete(account.id());
+                sessions.deleteAll(account.id());
+            }
+            verifyAccountEmail.verify(email);
+            return null;
+        });
     }
 
     @Override

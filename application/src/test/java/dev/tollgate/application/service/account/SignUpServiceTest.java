@@ -1,5 +1,9 @@
 package dev.tollgate.application.service.account;
 
+import dev.tollgate.application.port.in.account.AccountNotFoundException;
+
+import dev.tollgate.application.port.in.account.SignUpPendingException;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -123,6 +127,39 @@ class SignUpServiceTest {
         assertFalse(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
         assertTrue(service.verify(secondLink, PASSWORD, IP));
         assertTrue(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
+    }
+
+    /** An audit: a sign-up set a password on an unverified CLI account, which the operator's verify then handed on. */
+    @Test
+    void anAccountTheOperatorMadeGetsANoticeAndNoPasswordFromASignUp() {
+        Account cli = stores.accounts().insert(Account.open(email("cli@example.com"), false, clock.instant()))
+                ? stores.accounts().findByEmail(email("cli@example.com")).orElseThrow() : null;
+        service.signUp(new SignUpCommand(email("cli@example.com"), "an attacker's password", "198.51.100.7"));
+        assertTrue(stores.credentials().findByAccount(cli.id()).isEmpty(), "no password was set");
+        assertEquals("Someone tried to sign up with your address", mailer.last().subject());
+        service.confirm(email("cli@example.com"), false);
+        assertTrue(stores.accounts().findByEmail(email("cli@example.com")).orElseThrow().emailVerified());
+        assertTrue(stores.credentials().findByAccount(cli.id()).isEmpty());
+    }
+
+    @Test
+    void theOperatorCannotConfirmASignUpWaitingForItsLinkUnlessItIsDiscarded() {
+        service.signUp(new SignUpCommand(email("pending@example.com"), "whoever's password", "198.51.100.7"));
+        Account account = stores.accounts().findByEmail(email("pending@example.com")).orElseThrow();
+        stores.sessions().insert(DashboardSession.start(SessionToken.generate(new SecureRandom()),
+                account.id(), "0".repeat(64), new SessionLifetime(Duration.ofHours(1), Duration.ofDays(1)),
+                clock.instant()));
+        SignUpPendingException refused = assertThrows(SignUpPendingException.class,
+                () -> service.confirm(email("pending@example.com"), false));
+        assertTrue(refused.getMessage().contains("--discard-signup"), refused.getMessage());
+        assertFalse(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
+        assertTrue(stores.credentials().findByAccount(account.id()).isPresent(), "refused: nothing changed");
+
+        service.confirm(email("pending@example.com"), true);
+        assertTrue(stores.accounts().findByEmail(email("pending@example.com")).orElseThrow().emailVerified());
+        assertTrue(stores.credentials().findByAccount(account.id()).isEmpty(), "the sign-up's password is gone");
+        assertEquals(0, stores.sessions().deleteAll(account.id()), "and its sessions");
+        assertThrows(AccountNotFoundException.class, () -> service.confirm(email("nobody@example.com"), false));
     }
 
     @Test

@@ -18,4 +18,7 @@ interface CredentialRowRepository extends GenericRepository<CredentialRow, UUID>
     void upsert(UUID accountId, String passwordHash, Instant updatedAt);
 
     Optional<CredentialRow> findByAccountId(UUID accountId);
+
+    @Query("DELETE FROM account_password WHERE account_id = :accountId")
+    void deleteByAccountId(UUID accountId);
 }

@@ -26,4 +26,9 @@ public class JdbcCredentialRepository implements CredentialRepository {
     public Optional<PasswordHash> findByAccount(AccountId accountId) {
         return rows.findByAccountId(accountId.value()).map(row -> new PasswordHash(row.passwordHash()));
     }
+
+    @Override
+    public void delete(AccountId accountId) {
+        rows.deleteByAccountId(accountId.value());
+    }
 }
