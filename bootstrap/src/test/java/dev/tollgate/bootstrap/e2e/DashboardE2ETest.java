@@ -528,6 +528,11 @@ class DashboardE2ETest extends DashboardE2ESupport {
             assertEquals(200, served.statusCode(), asset);
             assertTrue(served.body().length() > 500, asset);
         }
+        // An audit: directories answered an empty 200, and every file of the WebJar was served.
+        for (String other : List.of("/webjars/htmx.org/", "/webjars/htmx.org/2.0.4/dist/", "/assets/",
+                "/webjars/htmx.org/2.0.4/dist/ext/debug.js")) {
+            assertEquals(404, browser.get(other).statusCode(), other);
+        }
         assertEquals("/login", location(browser.get("/")), "signed out, the overview sends you to sign in");
         assertEquals("/login", location(browser.get("/settings/management-keys")));
         // Every answer under a dashboard path carries the headers (redirects and a page no route serves too),

@@ -71,6 +71,11 @@ public final class Password {
     private static boolean invisible(int codePoint) {
         int type = Character.getType(codePoint);
         return Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint) || type == Character.CONTROL
-                || type == Character.FORMAT;
+                || type == Character.FORMAT
+                // Marks with nothing to sit on (combining accents, variation selectors) and letters that are drawn
+                // as blanks (the Hangul fillers, the braille blank), found by an audit.
+                || type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK
+                || codePoint == 0x115F || codePoint == 0x1160 || codePoint == 0x3164 || codePoint == 0xFFA0
+                || codePoint == 0x2800;
     }
 }

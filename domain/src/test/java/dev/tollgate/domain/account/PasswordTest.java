@@ -25,11 +25,12 @@ class PasswordTest {
         assertThrows(DomainRuleViolation.class, () -> Password.choose(" owner@example.com ", email));
         assertThrows(DomainRuleViolation.class, () -> Password.choose(" ".repeat(12), email));
         for (String invisible : java.util.List.of("\u00a0", " \u00a0", "\u200b", "\u0000", "\u3000", "\t", "\u2007",
-                "\u202f", "\ufeff", "\u200d")) {
+                "\u202f", "\ufeff", "\u200d", "\u3164", "\u2800", "\ufe0f", "\u0301", "\u115f")) {
             assertThrows(DomainRuleViolation.class, () -> Password.choose(invisible.repeat(12), email),
                     "only " + invisible.codePoints().mapToObj(Integer::toHexString).toList());
         }
         Password.choose("\u00a0".repeat(11) + "x", email); // one visible character is enough for this rule
+        Password.choose("cafe\u0301 au lait", email); // a combining accent on a letter is fine
         assertThrows(DomainRuleViolation.class, () -> Password.choose(null, email));
         Password.choose("owner@example.com!", email);
     }

@@ -59,9 +59,13 @@ public final class DashboardSecurity implements ConditionalFilter {
     private final FindAccountUseCase accounts;
     private final SigningKey key;
     private final String secureMode;
+    private final java.time.Clock clock;
+
+    /** The one file of htmx's WebJar the pages load. */
+    static final String HTMX = "/webjars/htmx.org/2.0.4/dist/htmx.min.js";
 
     DashboardSecurity(ResolveSessionUseCase sessions, FindAccountUseCase accounts, SigningKey key,
-            @Value("${tollgate.dashboard.cookie-secure:auto}") String secureMode) {
+            @Value("${tollgate.dashboard.cookie-secure:auto}") String secureMode, java.time.Clock clock) {
         if (!secureMode.equals("auto") && !secureMode.equals("true") && !secureMode.equals("false")) {
             throw new IllegalArgumentException("tollgate.dashboard.cookie-secure must be auto, true or false");
         }
@@ -69,6 +73,26 @@ public final class DashboardSecurity implements ConditionalFilter {
         this.accounts = accounts;
         this.key = key;
         this.secureMode = secureMode;
+        this.clock = clock;
+    }
+
+    /**
+     * Static files are the dashboard's own and htmx's script: a directory (served as an empty 200 with a content type
+     * guessed from its name) and the WebJar's other files (extensions, editor data: script gadgets under the pages'
+     * {@code script-src 'self'}) are not found, as an audit asked.
+     */
+    @io.micronaut.http.annotation.RequestFilter
+    @io.micronaut.core.annotation.Nullable
+    public MutableHttpResponse<?> staticFiles(HttpRequest<?> request) {
+        String path = request.getPath();
+        boolean webjar = path.startsWith("/webjars/");
+        if ((webjar || path.startsWith("/assets/")) && (path.endsWith("/") || webjar && !path.equals(HTMX))) {
+            return dev.tollgate.adapter.in.http.common.ApiErrors.respond(request, io.micronaut.http.HttpStatus.NOT_FOUND,
+                    "No such route: " + request.getMethodName() + " " + path,
+                    dev.tollgate.adapter.in.http.common.ApiErrors.genericModelError(
+                            io.micronaut.http.HttpStatus.NOT_FOUND, null), clock);
+        }
+        return null;
     }
 
     /** The signed-in visitor of this request, if its session cookie names a live session. */
