@@ -40,28 +40,7 @@ public final class JsonStrings {
      */
     public static String mapMemberLiterals(String json, BiFunction<String, String, String> function) {
         StringBuilder out = new StringBuilder(json.length() + 16);
-        String member = null;
-        int i = 0;
-        while (i < json.length()) {
-            char c = json.charAt(i);
-            if (c != '"') {
-                if (c != ':' && !Character.isWhitespace(c)) {
-                    member = null;
-                }
-                out.append(c);
-                i++;
-                continue;
-            }
-            StringBuilder literal = new StringBuilder();
-            i = decode(json, i, literal);
-            int next = i;
-            while (next < json.length() && Character.isWhitespace(json.charAt(next))) {
-                next++;
-            }
-            boolean name = next < json.length() && json.charAt(next) == ':';
-            encode(function.apply(name ? null : member, literal.toString()), out);
-            member = name ? literal.toString() : null;
-        }
+        scan(json, function, out);
         return out.toString();
     }
 
@@ -73,14 +52,32 @@ public final class JsonStrings {
      * @throws IllegalArgumentException when a string literal is not terminated or has a broken escape
      */
     public static String memberValues(String json, Set<String> names) {
-        StringBuilder out = new StringBuilder();
-        String member = null; // the name of the member whose value comes next, when it is one of names
+        StringBuilder values = new StringBuilder();
+        scan(json, (member, literal) -> {
+            if (member != null && names.contains(member)) {
+                values.append(literal);
+            }
+            return literal;
+        }, null);
+        return values.toString();
+    }
+
+    /**
+     * Walks the literals of a JSON text, telling {@code function} which member each is the value of (null for a
+     * member's name, an array's element, a lone string); writes the text with each literal replaced by what the
+     * function returns to {@code out}, unless it is null.
+     */
+    private static void scan(String json, BiFunction<String, String, String> function, StringBuilder out) {
+        String member = null; // the name of the member whose value comes next
         int i = 0;
         while (i < json.length()) {
             char c = json.charAt(i);
             if (c != '"') {
                 if (c != ':' && !Character.isWhitespace(c)) {
-                    member = null; // a value that is no string (number, object, array…): nothing to take
+                    member = null; // a value that is no string (number, object, array…), or the next element
+                }
+                if (out != null) {
+                    out.append(c);
                 }
                 i++;
                 continue;
@@ -91,17 +88,13 @@ public final class JsonStrings {
             while (next < json.length() && Character.isWhitespace(json.charAt(next))) {
                 next++;
             }
-            if (next < json.length() && json.charAt(next) == ':') {
-                member = names.contains(literal.toString()) ? literal.toString() : null;
-                i = next + 1;
-            } else {
-                if (member != null) {
-                    out.append(literal);
-                }
-                member = null;
+            boolean name = next < json.length() && json.charAt(next) == ':';
+            String mapped = function.apply(name ? null : member, literal.toString());
+            if (out != null) {
+                encode(mapped, out);
             }
+            member = name ? literal.toString() : null;
         }
-        return out.toString();
     }
 
     /** Decodes the literal starting at the quote at {@code start} into {@code literal}; returns the index after it. */
