@@ -99,8 +99,8 @@ public interface ModelProvider {
         }
 
         /**
-         * The provider refused the gateway itself — its credentials (401), its access (403) or the upstream model
-         * name (404) — or answered something that is no answer of its API ({@link #brokenAnswer}), rather than
+         * The provider refused the gateway itself — its credentials (401), its access (403), the upstream model
+         * name (404), its credit (402), see {@link #refusesGateway} — or answered something that is no answer of its API ({@link #brokenAnswer}), rather than
          * failing on the client's request or its own load: another provider of the model may serve the request,
          * this one will not however often it is asked.
          */
@@ -108,9 +108,16 @@ public interface ModelProvider {
             return invalidParam == null && (brokenAnswer || refusesGateway(status));
         }
 
-        /** Whether an HTTP status from a provider is it refusing the gateway itself (see {@link #providerFault}). */
+        /**
+         * Whether an HTTP status from a provider is it refusing the gateway itself (see {@link #providerFault}): its
+         * credentials (401), access (403), model name (404), its credit with the provider (402, "insufficient
+         * balance" at OpenRouter and DeepSeek), or any other 4xx that is neither about the client's request (400,
+         * 413, 422) nor about time or load (408, 429) — a 424 of a failed generation, say. An audit found a 402
+         * answered to the client as its own bad request, and the model's other routes never tried.
+         */
         public static boolean refusesGateway(int status) {
-            return status == 401 || status == 403 || status == 404;
+            return status >= 400 && status < 500 && status != 400 && status != 408 && status != 413 && status != 422
+                    && status != 429;
         }
 
         /** The request cannot be expressed in this provider's API; {@code param} names the field, as §2.3 does. */

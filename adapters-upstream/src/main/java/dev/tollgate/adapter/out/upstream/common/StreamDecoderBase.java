@@ -76,10 +76,11 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
             String said = UpstreamErrors.providerMessage(body);
             message += said.isEmpty() ? "" : ": " + said;
         } else if (ModelProvider.UpstreamFailure.refusesGateway(status)) {
-            message += " (the gateway's credentials or model name for this provider; see the gateway's log)";
+            message += " (the gateway's credentials, credit or model name for this provider; see the gateway's log)";
         }
-        // Retryable: at capacity, a server error, or the provider's own request timeout (408). A 401, 403 or 404
-        // is the gateway's configuration of this provider: another provider of the model is tried, this one not again.
+        // Retryable: at capacity, a server error, or the provider's own request timeout (408). A 401, 402, 403, 404
+        // or another 4xx not about the request is the gateway's standing with this provider: another provider of the
+        // model is tried, this one not again.
         fail(new ModelProvider.UpstreamFailure(status, capacity || status >= 500 || status == 408, capacity,
                 StreamingExchange.retryAfter(retryAfter, clock.instant()), message));
     }

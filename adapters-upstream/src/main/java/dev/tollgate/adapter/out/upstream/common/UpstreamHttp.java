@@ -364,6 +364,24 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
+         * Azure OpenAI's wait in milliseconds ({@code retry-after-ms}, {@code x-ms-retry-after-ms}), as seconds
+         * {@link StreamingExchange#retryAfter} reads, when a provider sends no {@code Retry-After}.
+         */
+        private static String retryAfterMillis(io.netty.handler.codec.http.HttpHeaders headers) {
+            for (String name : new String[] {"retry-after-ms", "x-ms-retry-after-ms"}) {
+                String millis = headers.get(name);
+                if (millis != null) {
+                    try {
+                        return new java.math.BigDecimal(millis.strip()).movePointLeft(3).toPlainString();
+                    } catch (NumberFormatException ignored) {
+                        // not a number: as if absent
+                    }
+                }
+            }
+            return null;
+        }
+
+        /**
          * On the event loop: reads what the socket holds (it reaches the listener, see {@link #channelRead}) and
          * closes once {@value #QUIET_PASSES} passes in a row read nothing more — or after {@value #MAX_DRAIN_PASSES}
          * passes.
@@ -401,6 +419,9 @@ public final class UpstreamHttp implements AutoCloseable {
                     answered = true;
                     status = response.status().code();
                     retryAfter = response.headers().get(HttpHeaderNames.RETRY_AFTER);
+                    if (retryAfter == null) {
+                        retryAfter = retryAfterMillis(response.headers());
+                    }
                     keepAlive = HttpUtil.isKeepAlive(response);
                     String type = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
                     if (status == 200 && type != null && (type.toLowerCase(Locale.ROOT).startsWith("application/json")

@@ -37,19 +37,49 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         return promptTokens >= 0 && completionTokens >= 0;
     }
 
-    /** Reads one chunk; throws on text that is not one JSON object. */
+    /**
+     * Which tool call a delta without an {@code index} continues (Gemini's OpenAI endpoint, Ollama and others send
+     * none): one stream's, kept by its decoder.
+     */
+    static final class ToolCallIndexes {
+        private int next;
+        private int last = -1;
+
+        /** The index of a call: its own, or — without one — a new call's when it carries an id, else the last's. */
+        int of(Object given, boolean opensCall) {
+            int index;
+            if (given instanceof Number number) {
+                index = number.intValue();
+            } else if (opensCall || last < 0) {
+                index = next;
+            } else {
+                index = last;
+            }
+            next = Math.max(next, index + 1);
+            last = index;
+            return index;
+        }
+    }
+
+    /** Reads one chunk on its own (tool-call deltas without an index each open a call). */
     static OpenAiChunk read(String data) throws IOException {
+        return read(data, new ToolCallIndexes());
+    }
+
+    /** Reads one chunk; throws on text that is not one JSON object. */
+    static OpenAiChunk read(String data, ToolCallIndexes indexes) throws IOException {
         try (JsonParser parser = JSON.createParser(data)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("a chunk is a JSON object");
             }
-            Builder chunk = new Builder();
+            Builder chunk = new Builder(indexes);
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken value = parser.nextToken();
                 switch (field) {
                     case "error" -> chunk.error(parser, value);
                     case "usage" -> chunk.usage(parser, value);
+                    case "x_groq" -> chunk.groq(parser, value); // Groq's usage, before it sent the standard one
                     case "choices" -> chunk.choices(parser, value);
                     default -> parser.skipChildren();
                 }
@@ -62,6 +92,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
     }
 
     private static final class Builder {
+        private final ToolCallIndexes indexes;
         private String error;
         private String content;
         private String reasoning;
@@ -74,7 +105,16 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         private String logprobsJson;
         private boolean rateLimited;
 
+        Builder(ToolCallIndexes indexes) {
+            this.indexes = indexes;
+        }
+
         void error(JsonParser parser, JsonToken value) throws IOException {
+            if (value == JsonToken.VALUE_STRING) {
+                // Hugging Face TGI's shape: {"error": "…", "error_type": "generation"}.
+                error = parser.getText();
+                return;
+            }
             if (value != JsonToken.START_OBJECT) {
                 parser.skipChildren();
                 return;
@@ -101,6 +141,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             }
             long prompt = -1;
             long completion = -1;
+            long total = -1;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
                 JsonToken token = parser.nextToken();
@@ -108,13 +149,33 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     prompt = parser.getValueAsLong();
                 } else if (token.isNumeric() && field.equals("completion_tokens")) {
                     completion = parser.getValueAsLong();
+                } else if (token.isNumeric() && field.equals("total_tokens")) {
+                    total = parser.getValueAsLong();
                 } else {
                     parser.skipChildren();
                 }
             }
             if (prompt >= 0 && completion >= 0) {
                 promptTokens = prompt;
-                completionTokens = completion;
+                // Servers in front of Gemini leave reasoning out of completion_tokens but count it in total_tokens:
+                // what the provider bills is the larger (docs/decisions.md).
+                completionTokens = total > prompt + completion ? total - prompt : completion;
+            }
+        }
+
+        void groq(JsonParser parser, JsonToken value) throws IOException {
+            if (value != JsonToken.START_OBJECT) {
+                parser.skipChildren();
+                return;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken token = parser.nextToken();
+                if (field.equals("usage") && promptTokens < 0) {
+                    usage(parser, token);
+                } else {
+                    parser.skipChildren();
+                }
             }
         }
 
@@ -199,10 +260,97 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 } else if (field.equals("refusal") && token == JsonToken.VALUE_STRING) {
                     refusal = parser.getText();
                 } else if (field.equals("tool_calls") && token == JsonToken.START_ARRAY) {
-                    toolCallsJson = copy(parser);
+                    toolCallsJson = toolCalls(parser);
                 } else {
                     parser.skipChildren();
                 }
+            }
+        }
+
+        /**
+         * Tool-call deltas in the shape the SDKs parse: each with its {@code index} (given one when the server sent
+         * none, {@link ToolCallIndexes}), and without members that are null (a continuation delta of some servers
+         * repeats {@code "id": null, "function": {"name": null}}, which @openrouter/sdk refuses).
+         */
+        private String toolCalls(JsonParser parser) throws IOException {
+            StringWriter out = new StringWriter();
+            try (JsonGenerator generator = JSON.createGenerator(out)) {
+                generator.writeStartArray();
+                JsonToken element;
+                while ((element = parser.nextToken()) != JsonToken.END_ARRAY) {
+                    if (element != JsonToken.START_OBJECT) {
+                        parser.skipChildren();
+                        continue;
+                    }
+                    java.util.Map<String, Object> call = object(parser);
+                    int index = indexes.of(call.remove("index"), call.get("id") instanceof String);
+                    generator.writeStartObject();
+                    generator.writeNumberField("index", index);
+                    for (java.util.Map.Entry<String, Object> member : call.entrySet()) {
+                        generator.writeFieldName(member.getKey());
+                        write(generator, member.getValue());
+                    }
+                    generator.writeEndObject();
+                }
+                generator.writeEndArray();
+            }
+            return out.toString();
+        }
+
+        /** An object as a map of its members, those that are null left out (at every depth). */
+        private static java.util.Map<String, Object> object(JsonParser parser) throws IOException {
+            java.util.Map<String, Object> members = new java.util.LinkedHashMap<>();
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                Object value = value(parser, parser.nextToken());
+                if (value != null) {
+                    members.put(name, value);
+                }
+            }
+            return members;
+        }
+
+        private static Object value(JsonParser parser, JsonToken token) throws IOException {
+            return switch (token) {
+                case START_OBJECT -> object(parser);
+                case START_ARRAY -> {
+                    java.util.List<Object> items = new java.util.ArrayList<>();
+                    JsonToken item;
+                    while ((item = parser.nextToken()) != JsonToken.END_ARRAY) {
+                        items.add(value(parser, item));
+                    }
+                    yield items;
+                }
+                case VALUE_STRING -> parser.getText();
+                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
+                case VALUE_TRUE -> Boolean.TRUE;
+                case VALUE_FALSE -> Boolean.FALSE;
+                default -> null;
+            };
+        }
+
+        private static void write(JsonGenerator generator, Object value) throws IOException {
+            if (value instanceof java.util.Map<?, ?> map) {
+                generator.writeStartObject();
+                for (java.util.Map.Entry<?, ?> member : map.entrySet()) {
+                    generator.writeFieldName(member.getKey().toString());
+                    write(generator, member.getValue());
+                }
+                generator.writeEndObject();
+            } else if (value instanceof java.util.List<?> list) {
+                generator.writeStartArray();
+                for (Object item : list) {
+                    write(generator, item);
+                }
+                generator.writeEndArray();
+            } else if (value instanceof String text) {
+                generator.writeString(text);
+            } else if (value instanceof java.math.BigDecimal number) {
+                generator.writeNumber(number);
+            } else if (value instanceof Boolean flag) {
+                generator.writeBoolean(flag);
+            } else {
+                generator.writeNull();
             }
         }
 

@@ -42,6 +42,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
      * {@code max_completion_tokens}, which OpenAI's reasoning models require instead.
      */
     private final String maxTokensField;
+    /** Whether {@code stream_options.include_usage} is sent (setting {@code stream-options}, default true). */
+    private final boolean streamOptions;
 
     public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
@@ -55,6 +57,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         this.connectTimeout = StreamDecoderBase.connectTimeout(settings);
         this.json = json;
         this.maxTokensField = settings.string("max-tokens-field", "max_tokens");
+        // Mistral's API refuses stream_options (422 extra_forbidden) and reports usage in its last chunk anyway.
+        this.streamOptions = settings.bool("stream-options", true);
         if (!maxTokensField.equals("max_tokens") && !maxTokensField.equals("max_completion_tokens")) {
             throw new IllegalArgumentException("provider " + name + ": max-tokens-field must be max_tokens or "
                     + "max_completion_tokens, got '" + maxTokensField + "'");
@@ -82,7 +86,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         StringBuilder messages = new StringBuilder("[");
         List<ChatMessage> list = request.messages();
         for (int i = 0; i < list.size(); i++) {
-            messages.append(i == 0 ? "" : ",").append(list.get(i).json());
+            messages.append(i == 0 ? "" : ",").append(upstreamMessage(list.get(i)));
         }
         messages.append(']');
         Map<String, Object> body = new LinkedHashMap<>();
@@ -90,7 +94,9 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         body.put("messages", "__MESSAGES__");
         body.put(maxTokensField, maxTokens);
         body.put("stream", true);
-        body.put("stream_options", Map.of("include_usage", true));
+        if (streamOptions) {
+            body.put("stream_options", Map.of("include_usage", true));
+        }
         putIfSet(body, "temperature", request.temperature());
         putIfSet(body, "top_p", request.topP());
         putIfSet(body, "frequency_penalty", request.frequencyPenalty());
@@ -123,6 +129,36 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         }
     }
 
+    /** Members of an assistant turn that some servers refuse when they come back in the history. */
+    private static final java.util.Set<String> ANSWER_ONLY = java.util.Set.of("refusal", "audio", "function_call",
+            "annotations", "reasoning_content");
+
+    /**
+     * A message as the client sent it, except what an assistant turn carries back from an answer and strict servers
+     * refuse: {@code "refusal": null} (the gateway's own answers carry it, as OpenAI's do; Groq answers 400 to it),
+     * other null members, and DeepSeek's {@code reasoning_content} (DeepSeek answers 400 to it in the history).
+     */
+    private String upstreamMessage(ChatMessage message) {
+        String raw = message.json();
+        if (!"assistant".equals(message.role()) || ANSWER_ONLY.stream().noneMatch(raw::contains)) {
+            return raw;
+        }
+        try {
+            Map<String, Object> members = json.readValue(raw, Argument.mapOf(String.class, Object.class));
+            Map<String, Object> kept = new LinkedHashMap<>();
+            members.forEach((name, value) -> {
+                boolean dropped = name.equals("reasoning_content")
+                        || ANSWER_ONLY.contains(name) && (value == null || value instanceof List<?> l && l.isEmpty());
+                if (!dropped) {
+                    kept.put(name, value);
+                }
+            });
+            return json.writeValueAsString(kept);
+        } catch (IOException e) {
+            return raw; // validated JSON: not expected
+        }
+    }
+
     private void putRaw(Map<String, Object> body, String field, String rawJson) {
         if (rawJson == null) {
             return;
@@ -142,6 +178,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
     /** Turns the upstream's SSE lines into listener events; exactly one terminal event. */
     private final class StreamDecoder extends StreamDecoderBase {
+        private final OpenAiChunk.ToolCallIndexes toolIndexes = new OpenAiChunk.ToolCallIndexes();
         private String finishReason;
         private TokenUsage usage;
 
@@ -175,7 +212,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                     return;
                 }
             }
-            OpenAiChunk chunk = readData(data, OpenAiChunk::read);
+            OpenAiChunk chunk = readData(data, text -> OpenAiChunk.read(text, toolIndexes));
             if (chunk == null) {
                 return;
             }

@@ -257,6 +257,13 @@ public abstract class AbstractModelProviderContractTest {
         assertTrue(recorder.failure.retryable() && recorder.failure.rateLimited());
         assertEquals(Duration.ofSeconds(7), recorder.failure.retryAfter());
         assertFalse(recorder.firstByte);
+
+        // Azure OpenAI's wait in milliseconds, when there is no Retry-After.
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("retry-after-ms", "45000");
+            exchange.sendResponseHeaders(429, -1);
+        });
+        assertEquals(Duration.ofSeconds(45), callAndWait().failure.retryAfter());
     }
 
     @Test
@@ -271,7 +278,9 @@ public abstract class AbstractModelProviderContractTest {
 
     @Test
     void aRefusalOfTheGatewayItselfIsAProviderFaultAndItsBodyStaysInTheLog() throws Exception {
-        for (int status : new int[] {401, 403, 404}) {
+        // 402: the gateway's credit with the provider (OpenRouter, DeepSeek); 424: TGI's failed generation. An
+        // audit found both answered to the client as its own bad request, and the model's other routes not tried.
+        for (int status : new int[] {401, 402, 403, 404, 409, 424}) {
             handler.set(exchange -> answer(exchange, status, "application/json", "{\"error\":{\"message\":"
                     + "\"Incorrect API key provided: sk-UPSTR****7890 at http://10.0.0.5:8000/internal\"}}"));
             RecordingListener recorder = callAndWait();

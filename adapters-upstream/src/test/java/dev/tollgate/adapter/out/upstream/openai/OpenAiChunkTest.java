@@ -84,6 +84,40 @@ class OpenAiChunkTest {
         assertNull(chunk.content());
     }
 
+    /** An audit against real servers' shapes (Gemini's endpoint, Ollama, TGI, proxies in front of Gemini, Groq). */
+    @Test
+    void toolCallDeltasWithoutIndexOrWithNullsAreMadeSpecShaped() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String[] deltas = {"{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}",
+            "{\"id\":null,\"type\":null,\"function\":{\"name\":null,\"arguments\":\"{\\\"a\\\":\"}}",
+            "{\"function\":{\"arguments\":\"1}\"}}",
+            "{\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}"};
+        String[] expected = {"[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                + "\"arguments\":\"\"}}]", "[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":\"}}]",
+            "[{\"index\":0,\"function\":{\"arguments\":\"1}\"}}]",
+            "[{\"index\":1,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]"};
+        for (int i = 0; i < deltas.length; i++) {
+            assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
+                    + "]}}]}", indexes).toolCallsJson());
+        }
+    }
+
+    @Test
+    void usageBeyondCompletionTokensErrorsAsTextAndGroqsOldUsage() throws IOException {
+        OpenAiChunk gemini = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":20,"
+                + "\"completion_tokens\":6,\"total_tokens\":611,\"completion_tokens_details\":{\"reasoning_tokens\":585}}}");
+        assertEquals(20, gemini.promptTokens());
+        assertEquals(591, gemini.completionTokens(), "what the total says the provider produced");
+        assertEquals(8, OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":8,"
+                + "\"total_tokens\":20}}").completionTokens());
+        assertEquals("CUDA out of memory", OpenAiChunk.read("{\"error\":\"CUDA out of memory\","
+                + "\"error_type\":\"generation\"}").error());
+        OpenAiChunk groq = OpenAiChunk.read("{\"choices\":[],\"x_groq\":{\"id\":\"r\",\"usage\":{\"prompt_tokens\":500,"
+                + "\"completion_tokens\":3}}}");
+        assertEquals(500, groq.promptTokens());
+        assertEquals(3, groq.completionTokens());
+    }
+
     @Test
     void aReportedErrorWithItsMessage() throws IOException {
         assertEquals("overloaded", OpenAiChunk.read("{\"error\":{\"message\":\"overloaded\",\"code\":503,"

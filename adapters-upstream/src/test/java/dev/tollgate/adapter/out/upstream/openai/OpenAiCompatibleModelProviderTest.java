@@ -13,6 +13,7 @@ import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.catalog.TokenPrice;
+import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.json.JsonMapper;
 import java.util.ArrayList;
@@ -133,6 +134,40 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         provider.call(ROUTE, noTools, 16, bare);
         bare.await();
         assertFalse(lastRequestBody().contains("parallel_tool_calls"), lastRequestBody());
+    }
+
+    @Test
+    void whatStrictServersRefuseIsNotSent() throws Exception {
+        handler.set(exchange -> sse(exchange, textStream(List.of("ok"))));
+        UpstreamHttp http = UpstreamHttp.standalone();
+        try {
+            // Mistral refuses stream_options (422 extra_forbidden): a provider entry can leave it out.
+            ModelProvider mistral = new OpenAiCompatibleModelProvider(new CatalogFile.ProviderSettings("m", "openai",
+                    Map.of("base-url", baseUrl() + "/v1", "stream-options", false)), http, JsonMapper.createDefault());
+            RecordingListener recorder = new RecordingListener();
+            mistral.call(ROUTE, REQUEST, 16, recorder);
+            recorder.await();
+            assertFalse(lastRequestBody().contains("stream_options"), lastRequestBody());
+        } finally {
+            http.close();
+        }
+        // The gateway's own answers carry "refusal": null, and clients send them back in the history: Groq answers
+        // 400 to it, DeepSeek to reasoning_content. Other members stay as the client sent them.
+        List<ChatMessage> history = List.of(new ChatMessage("user", "hi", "{\"role\":\"user\",\"content\":\"hi\"}"),
+                new ChatMessage("assistant", "Hello", "{\"role\":\"assistant\",\"content\":\"Hello\","
+                        + "\"refusal\":null,\"reasoning_content\":\"think\",\"reasoning\":\"r\",\"name\":\"bot\"}"),
+                new ChatMessage("user", "again", "{\"role\":\"user\",\"content\":\"again\",\"refusal\":null}"));
+        ChatRequest request = new ChatRequest(REQUEST.model(), history, 16, null, null, null, null, List.of(), null,
+                false, null, null, null, null, null, true);
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, request, 16, recorder);
+        recorder.await();
+        String sent = lastRequestBody();
+        assertTrue(sent.contains("{\"role\":\"assistant\",\"content\":\"Hello\",\"reasoning\":\"r\",\"name\":\"bot\"}"),
+                sent);
+        assertTrue(sent.contains("{\"role\":\"user\",\"content\":\"again\",\"refusal\":null}"),
+                "only assistant turns are cleaned: " + sent);
+        assertTrue(sent.contains("\"stream_options\":{\"include_usage\":true}"), "sent by default: " + sent);
     }
 
     @Test
