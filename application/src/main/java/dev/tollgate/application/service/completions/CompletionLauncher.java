@@ -204,6 +204,9 @@ final class CompletionLauncher {
      * §2.3 max_tokens: at most the model's output cap (and the surface's); absent, whatever the context leaves, up
      * to the cap.
      */
+    /** Tokens kept free of the context when the client set no bound (besides a quarter of the prompt). */
+    static final long CONTEXT_MARGIN = 64;
+
     private static int outputAllowance(CatalogModel model, ChatRequest request, long promptTokens, int outputCap,
             String where) {
         long room = model.contextLength() - promptTokens;
@@ -214,7 +217,12 @@ final class CompletionLauncher {
         }
         int cap = Math.min(model.maxOutputTokens(), outputCap);
         if (request.maxTokens() == null) {
-            return (int) Math.min(cap, room);
+            // The provider counts the prompt with its own tokenizer and chat template, which may come to more than
+            // this estimate: a bound of exactly what the estimate leaves was refused by vLLM ("you requested 8214
+            // tokens") for every request without max_tokens to a model whose cap is its context (an audit). A margin
+            // keeps the bound the gateway sends within the context — unless the prompt leaves too little for one.
+            long safe = room - Math.max(CONTEXT_MARGIN, promptTokens / 4);
+            return (int) Math.min(cap, safe >= 1 ? safe : room);
         }
         // The refusal names the field the client sent: max_tokens or its synonym max_completion_tokens.
         String field = request.maxTokensField();

@@ -390,6 +390,19 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void withoutMaxTokensAModelWhoseCapIsItsContextGetsABoundWithinItForAnotherTokenizer() {
+            catalog.add(model("test/whole-context", 1000, 1000, route("alpha", "a", 1_000_000, 3_000_000, PLAIN)));
+            start(request("test/whole-context", PROMPT, null));
+            long prompt = 1000 - alpha.onlyCall().maxTokens() - 64;
+            assertTrue(prompt > 0 && prompt < 20, "the context less the prompt estimate less a margin of 64: "
+                    + alpha.onlyCall().maxTokens());
+            String longPrompt = "word ".repeat(600).strip();
+            start(request("test/whole-context", longPrompt, null));
+            assertTrue(alpha.calls().get(1).maxTokens() <= 1000 - 600 - 150,
+                    "a quarter of a long prompt kept free: " + alpha.calls().get(1).maxTokens());
+        }
+
+        @Test
         void onlyRoutesWithTheRequestedCapabilityAreHeldForAndCalled() {
             Started started = start(withTools(request("test/tools-on-second", PROMPT, 100)));
 
