@@ -34,7 +34,8 @@ public final class UpstreamErrors {
     private static final Pattern LONG_TOKEN = Pattern.compile("\\b[A-Za-z0-9_\\-]{32,}\\b");
     private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*://[^\\s\"'<>]+");
     private static final Pattern IPV4 = Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?\\b");
-    private static final Set<String> MESSAGE = Set.of("message");
+    private static final java.util.List<Set<String>> MESSAGE_MEMBERS = java.util.List.of(Set.of("message"),
+            Set.of("error"), Set.of("detail"), Set.of("msg"));
 
     private UpstreamErrors() {
     }
@@ -62,9 +63,16 @@ public final class UpstreamErrors {
         if (body == null || body.isBlank()) {
             return "";
         }
-        String message;
+        String message = "";
         try {
-            message = JsonStrings.memberValues(body, MESSAGE);
+            // OpenAI's error.message first; then the shapes other servers answer with: TGI's {"error": "…"},
+            // FastAPI's {"detail": "…"} or {"detail": [{"msg": "…"}]} (vLLM, Mistral's message.detail[].msg).
+            for (Set<String> names : MESSAGE_MEMBERS) {
+                message = JsonStrings.memberValues(body, names);
+                if (!message.isBlank()) {
+                    break;
+                }
+            }
         } catch (IllegalArgumentException notJson) {
             return "";
         }

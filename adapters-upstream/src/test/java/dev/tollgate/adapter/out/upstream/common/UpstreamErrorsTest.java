@@ -41,6 +41,13 @@ class UpstreamErrorsTest {
         assertEquals("bad tool schema", UpstreamErrors.providerMessage(
                 "{\"error\":{\"message\":\"bad tool schema\",\"type\":\"invalid_request_error\"}}"));
         assertEquals("", UpstreamErrors.providerMessage("<html>502</html>"));
+        // Other servers' shapes (an audit): TGI, FastAPI (vLLM), Mistral's validation errors.
+        assertEquals("Input validation error: top_p must be < 1", UpstreamErrors.providerMessage(
+                "{\"error\":\"Input validation error: top_p must be < 1\",\"error_type\":\"validation\"}"));
+        assertEquals("Not Found", UpstreamErrors.providerMessage("{\"detail\":\"Not Found\"}"));
+        assertEquals("Extra inputs are not permitted", UpstreamErrors.providerMessage("{\"object\":\"error\","
+                + "\"message\":{\"detail\":[{\"type\":\"extra_forbidden\",\"loc\":[\"body\",\"stream_options\"],"
+                + "\"msg\":\"Extra inputs are not permitted\"}]},\"type\":\"invalid_request_message_error\"}"));
         assertEquals("", UpstreamErrors.providerMessage(null));
     }
 }
