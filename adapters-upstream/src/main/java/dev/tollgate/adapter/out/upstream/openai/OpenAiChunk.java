@@ -44,19 +44,26 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
     static final class ToolCallIndexes {
         private int next;
         private int last = -1;
+        private String lastId;
 
-        /** The index of a call: its own, or — without one — a new call's when it carries an id, else the last's. */
-        int of(Object given, boolean opensCall) {
+        /**
+         * The index of a call: its own, or — without one — a new call's when it carries an id other than the last
+         * call's (some servers repeat the id on every delta), else the last call's.
+         */
+        int of(Object given, Object id) {
             int index;
             if (given instanceof Number number) {
                 index = number.intValue();
-            } else if (opensCall || last < 0) {
+            } else if (last < 0 || id instanceof String text && !text.equals(lastId)) {
                 index = next;
             } else {
                 index = last;
             }
             next = Math.max(next, index + 1);
             last = index;
+            if (id instanceof String text) {
+                lastId = text;
+            }
             return index;
         }
     }
@@ -283,7 +290,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                         continue;
                     }
                     java.util.Map<String, Object> call = object(parser);
-                    int index = indexes.of(call.remove("index"), call.get("id") instanceof String);
+                    int index = indexes.of(call.remove("index"), call.get("id"));
                     generator.writeStartObject();
                     generator.writeNumberField("index", index);
                     for (java.util.Map.Entry<String, Object> member : call.entrySet()) {

@@ -90,11 +90,11 @@ class OpenAiChunkTest {
         OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
         String[] deltas = {"{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}",
             "{\"id\":null,\"type\":null,\"function\":{\"name\":null,\"arguments\":\"{\\\"a\\\":\"}}",
-            "{\"function\":{\"arguments\":\"1}\"}}",
+            "{\"id\":\"call_1\",\"function\":{\"arguments\":\"1}\"}}",
             "{\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}"};
         String[] expected = {"[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
                 + "\"arguments\":\"\"}}]", "[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":\"}}]",
-            "[{\"index\":0,\"function\":{\"arguments\":\"1}\"}}]",
+            "[{\"index\":0,\"id\":\"call_1\",\"function\":{\"arguments\":\"1}\"}}]",
             "[{\"index\":1,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]"};
         for (int i = 0; i < deltas.length; i++) {
             assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
