@@ -29,7 +29,8 @@ public final class PiiRedactor implements UnaryOperator<String> {
      * ASCII (punycode) form, {@code xn--p1ai}. A candidate whose top-level label is a file extension is a file name
      * ({@code icon@2x.png}), see {@link #FILE_EXTENSIONS}.
      */
-    private static final String LOCAL_PART = "(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]{1,64}";
+    private static final String LOCAL_PART = "(?<![\\p{L}\\p{N}._%+-])[\\p{L}\\p{N}\\p{M}._%+-]"
+            + "[\\p{L}\\p{N}\\p{M}._%+'-]{0,63}"; // an apostrophe inside (o'brien@…), not first: 'bob@…' quoted
     private static final String DOMAIN = "(?:[\\p{L}\\p{N}\\p{M}-]{1,63}\\.){1,8}"
             + "(?:\\p{L}{2,24}|[Xx][Nn]--[A-Za-z0-9-]{1,59})(?![\\p{L}\\p{N}\\p{M}-])";
     private static final Pattern EMAIL = Pattern.compile(LOCAL_PART + "@" + DOMAIN);

@@ -18,6 +18,8 @@ class PiiRedactorTest {
     void personalDataIsReplaced() {
         assertEquals("Mail [email] or [email] today",
                 redact.apply("Mail jane.doe+x@example.co.uk or J_D@mail-server.example.org today"));
+        // An audit: an apostrophe inside a local part left its start behind ("o'[email]").
+        assertEquals("Write [email] or '[email]'", redact.apply("Write o'brien@example.com or 'ann@example.org'"));
         assertEquals("Card [card], and [card]",
                 redact.apply("Card 4111 1111 1111 1111, and 5500-0000-0000-0004"));
         assertEquals("IBAN [iban].", redact.apply("IBAN DE89 3704 0044 0532 0130 00."));
