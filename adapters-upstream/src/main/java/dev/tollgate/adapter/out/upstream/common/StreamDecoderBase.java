@@ -64,14 +64,24 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         }
     }
 
+    /**
+     * The status a provider's refusal stands for: its own, unless the provider says in a 400 what another status
+     * means (Anthropic answers an empty credit balance with 400 invalid_request_error, OpenRouter and DeepSeek with
+     * 402, which is the gateway's standing with the provider, not the client's request).
+     */
+    protected int meaning(int status, String body) {
+        return status;
+    }
+
     @Override
-    public final synchronized void rejected(int status, String retryAfter, String body) {
+    public final synchronized void rejected(int answered, String retryAfter, String body) {
         if (!open()) {
             return;
         }
-        UpstreamErrors.log(provider, "answered HTTP " + status, body);
+        UpstreamErrors.log(provider, "answered HTTP " + answered, body);
+        int status = meaning(answered, body);
         boolean capacity = capacityStatus(status);
-        String message = provider + " answered HTTP " + status;
+        String message = provider + " answered HTTP " + answered;
         if (UpstreamErrors.requestRejected(status)) {
             String said = UpstreamErrors.providerMessage(body);
             message += said.isEmpty() ? "" : ": " + said;

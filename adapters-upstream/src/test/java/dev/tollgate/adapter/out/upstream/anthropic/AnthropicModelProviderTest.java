@@ -325,6 +325,17 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     }
 
     @Test
+    void anEmptyCreditBalanceIsTheGatewaysStandingNotTheClientsRequest() throws Exception {
+        handler.set(exchange -> answer(exchange, 400, "application/json", "{\"type\":\"error\",\"error\":{\"type\":"
+                + "\"invalid_request_error\",\"message\":\"Your credit balance is too low to access the Anthropic "
+                + "API. Please go to Plans & Billing to upgrade or purchase credits.\"}}"));
+        RecordingListener recorder = callAndWait();
+        assertTrue(recorder.failure.providerFault(), "the next route is tried: " + recorder.failure.message());
+        assertTrue(recorder.failure.message().contains("answered HTTP 400"), recorder.failure.message());
+        assertFalse(recorder.failure.message().contains("Plans & Billing"), "not the client's business");
+    }
+
+    @Test
     void stopReasonsBecomeFinishReasons() {
         assertEquals("stop", AnthropicModelProvider.finishReason("end_turn"));
         assertEquals("length", AnthropicModelProvider.finishReason("max_tokens"));
