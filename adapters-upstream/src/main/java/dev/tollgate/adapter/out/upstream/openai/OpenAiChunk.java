@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.tollgate.adapter.out.upstream.common.JsonValues;
 import java.io.IOException;
 import java.io.StringWriter;
 
@@ -289,76 +290,32 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                         parser.skipChildren();
                         continue;
                     }
-                    java.util.Map<String, Object> call = object(parser);
-                    int index = indexes.of(call.remove("index"), call.get("id"));
-                    generator.writeStartObject();
-                    generator.writeNumberField("index", index);
-                    for (java.util.Map.Entry<String, Object> member : call.entrySet()) {
-                        generator.writeFieldName(member.getKey());
-                        write(generator, member.getValue());
-                    }
-                    generator.writeEndObject();
+                    @SuppressWarnings("unchecked")
+                    java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
+                            JsonValues.read(parser));
+                    java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
+                    shaped.put("index", java.math.BigInteger.valueOf(indexes.of(call.remove("index"), call.get("id"))));
+                    shaped.putAll(call);
+                    JsonValues.write(generator, shaped);
                 }
                 generator.writeEndArray();
             }
             return out.toString();
         }
 
-        /** An object as a map of its members, those that are null left out (at every depth). */
-        private static java.util.Map<String, Object> object(JsonParser parser) throws IOException {
-            java.util.Map<String, Object> members = new java.util.LinkedHashMap<>();
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                Object value = value(parser, parser.nextToken());
-                if (value != null) {
-                    members.put(name, value);
-                }
-            }
-            return members;
-        }
-
-        private static Object value(JsonParser parser, JsonToken token) throws IOException {
-            return switch (token) {
-                case START_OBJECT -> object(parser);
-                case START_ARRAY -> {
-                    java.util.List<Object> items = new java.util.ArrayList<>();
-                    JsonToken item;
-                    while ((item = parser.nextToken()) != JsonToken.END_ARRAY) {
-                        items.add(value(parser, item));
-                    }
-                    yield items;
-                }
-                case VALUE_STRING -> parser.getText();
-                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
-                case VALUE_TRUE -> Boolean.TRUE;
-                case VALUE_FALSE -> Boolean.FALSE;
-                default -> null;
-            };
-        }
-
-        private static void write(JsonGenerator generator, Object value) throws IOException {
+        /** A value without the members and items that are null (at every depth). */
+        private static Object withoutNulls(Object value) {
             if (value instanceof java.util.Map<?, ?> map) {
-                generator.writeStartObject();
-                for (java.util.Map.Entry<?, ?> member : map.entrySet()) {
-                    generator.writeFieldName(member.getKey().toString());
-                    write(generator, member.getValue());
-                }
-                generator.writeEndObject();
-            } else if (value instanceof java.util.List<?> list) {
-                generator.writeStartArray();
-                for (Object item : list) {
-                    write(generator, item);
-                }
-                generator.writeEndArray();
-            } else if (value instanceof String text) {
-                generator.writeString(text);
-            } else if (value instanceof java.math.BigDecimal number) {
-                generator.writeNumber(number);
-            } else if (value instanceof Boolean flag) {
-                generator.writeBoolean(flag);
-            } else {
-                generator.writeNull();
+                java.util.Map<String, Object> kept = new java.util.LinkedHashMap<>();
+                map.forEach((name, member) -> {
+                    if (member != null) {
+                        kept.put(name.toString(), withoutNulls(member));
+                    }
+                });
+                return kept;
             }
+            return value instanceof java.util.List<?> list ? list.stream().map(Builder::withoutNulls).toList()
+                    : value;
         }
 
         OpenAiChunk build() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.tollgate.adapter.out.upstream.common.JsonValues;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigDecimal;
@@ -533,75 +534,15 @@ final class JsonAnswer {
     static Object read(String json) throws IOException {
         try (JsonParser parser = JSON.createParser(json)) {
             parser.nextToken();
-            return readValue(parser);
+            return JsonValues.read(parser);
         }
-    }
-
-    private static Object readValue(JsonParser parser) throws IOException {
-        JsonToken token = parser.currentToken();
-        if (token == null) {
-            throw new IOException("no JSON value");
-        }
-        return switch (token) {
-            case START_OBJECT -> {
-                Map<String, Object> map = new LinkedHashMap<>();
-                while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = parser.currentName();
-                    parser.nextToken();
-                    map.put(name, readValue(parser));
-                }
-                yield map;
-            }
-            case START_ARRAY -> {
-                List<Object> list = new ArrayList<>();
-                while (parser.nextToken() != JsonToken.END_ARRAY) {
-                    list.add(readValue(parser));
-                }
-                yield list;
-            }
-            case VALUE_STRING -> parser.getText();
-            // exact numbers, so that a const or an enum value comes back as the schema wrote it
-            case VALUE_NUMBER_INT -> parser.getBigIntegerValue();
-            case VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
-            case VALUE_TRUE -> true;
-            case VALUE_FALSE -> false;
-            case VALUE_NULL -> null;
-            default -> throw new IOException("unexpected " + token);
-        };
     }
 
     static String write(Object value) throws IOException {
         StringWriter out = new StringWriter();
         try (JsonGenerator generator = JSON.createGenerator(out)) {
-            writeValue(generator, value);
+            JsonValues.write(generator, value);
         }
         return out.toString();
-    }
-
-    private static void writeValue(JsonGenerator generator, Object value) throws IOException {
-        if (value instanceof Map<?, ?> map) {
-            generator.writeStartObject();
-            for (Map.Entry<?, ?> entry : map.entrySet()) {
-                generator.writeFieldName(String.valueOf(entry.getKey()));
-                writeValue(generator, entry.getValue());
-            }
-            generator.writeEndObject();
-        } else if (value instanceof List<?> list) {
-            generator.writeStartArray();
-            for (Object item : list) {
-                writeValue(generator, item);
-            }
-            generator.writeEndArray();
-        } else if (value instanceof String text) {
-            generator.writeString(text);
-        } else if (value instanceof Boolean flag) {
-            generator.writeBoolean(flag);
-        } else if (value instanceof BigInteger integer) {
-            generator.writeNumber(integer);
-        } else if (value instanceof BigDecimal decimal) {
-            generator.writeNumber(decimal.toPlainString()); // never 1E+2
-        } else {
-            generator.writeNull();
-        }
     }
 }

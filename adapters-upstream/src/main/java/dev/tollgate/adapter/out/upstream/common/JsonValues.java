@@ -1,0 +1,84 @@
+package dev.tollgate.adapter.out.upstream.common;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Upstream adapter support: a JSON value as maps, lists, strings, exact numbers, booleans and nulls, read from and
+ * written to Jackson's streaming parser and generator (no object mapper: the adapters read the few shapes they need
+ * and copy the rest).
+ */
+public final class JsonValues {
+
+    private JsonValues() {
+    }
+
+    /** The value at the parser's current token (read to its end); numbers exact, as written. */
+    public static Object read(JsonParser parser) throws IOException {
+        JsonToken token = parser.currentToken();
+        if (token == null) {
+            throw new IOException("no JSON value");
+        }
+        return switch (token) {
+            case START_OBJECT -> {
+                Map<String, Object> map = new LinkedHashMap<>();
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = parser.currentName();
+                    parser.nextToken();
+                    map.put(name, read(parser));
+                }
+                yield map;
+            }
+            case START_ARRAY -> {
+                List<Object> list = new ArrayList<>();
+                while (parser.nextToken() != JsonToken.END_ARRAY) {
+                    list.add(read(parser));
+                }
+                yield list;
+            }
+            case VALUE_STRING -> parser.getText();
+            case VALUE_NUMBER_INT -> parser.getBigIntegerValue();
+            case VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
+            case VALUE_TRUE -> true;
+            case VALUE_FALSE -> false;
+            case VALUE_NULL -> null;
+            default -> throw new IOException("unexpected " + token);
+        };
+    }
+
+    /** Writes a value made of what {@link #read} makes. */
+    public static void write(JsonGenerator generator, Object value) throws IOException {
+        if (value instanceof Map<?, ?> map) {
+            generator.writeStartObject();
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                generator.writeFieldName(String.valueOf(entry.getKey()));
+                write(generator, entry.getValue());
+            }
+            generator.writeEndObject();
+        } else if (value instanceof List<?> list) {
+            generator.writeStartArray();
+            for (Object item : list) {
+                write(generator, item);
+            }
+            generator.writeEndArray();
+        } else if (value instanceof String text) {
+            generator.writeString(text);
+        } else if (value instanceof Boolean flag) {
+            generator.writeBoolean(flag);
+        } else if (value instanceof BigInteger integer) {
+            generator.writeNumber(integer);
+        } else if (value instanceof BigDecimal decimal) {
+            generator.writeNumber(decimal.toPlainString()); // never 1E+2
+        } else {
+            generator.writeNull();
+        }
+    }
+}
