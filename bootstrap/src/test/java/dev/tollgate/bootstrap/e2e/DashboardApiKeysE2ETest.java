@@ -119,6 +119,9 @@ class DashboardApiKeysE2ETest extends DashboardE2ESupport {
         assertEquals(401, get("/v1/models", gp).status());
         assertFalse(browser.get("/keys").body().contains("backend v2"));
         assertEquals(200, get("/api/v1/keys/" + fromApi.data().get("hash"), gpm).status(), "the other key stays");
+        // As the JSON API: any number of decimals, rounded half-up to the micro-dollar (was refused past 12).
+        assertEquals(201, createApiKey(browser, fields("name", "float", "limit", "0.30000000000000004"))
+                .statusCode());
     }
 
     @Test

@@ -152,6 +152,11 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
         assertTrue(row.contains(",usage key,") && row.contains(",tollgate/simulator-priced,simulator,")
                 && row.contains("," + BigDecimal.valueOf(cost, 6).toPlainString() + ",completed,"), row);
         assertTrue(csv.body().endsWith("\r\n"));
+        // An audit: ISO_INSTANT left out a fraction of .000; both times always carry milliseconds.
+        assertTrue(row.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z,\\d{4}-\\d\\d-\\d\\dT"
+                + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z,.*"), row);
+        // An audit: the overview showed the balance cut to whole cents ($0.00 for $0.009999).
+        assertTrue(alice.browser().get("/").body().contains(money(5_000_000 - cost)), "every micro-dollar");
 
         HttpResponse<String> balance = alice.browser().get("/balance");
         assertEquals(200, balance.statusCode());

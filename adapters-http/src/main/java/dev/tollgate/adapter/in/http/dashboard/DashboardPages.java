@@ -117,7 +117,7 @@ final class DashboardPages {
         Map<String, Object> visitor = new LinkedHashMap<>();
         visitor.put("email", account.email().value());
         visitor.put("verified", account.emailVerified());
-        visitor.put("balance", usd(account.balance()));
+        visitor.put("balance", money(account.balance())); // every micro-dollar: $0.009999 is not $0.00
         return visitor;
     }
 
@@ -125,10 +125,6 @@ final class DashboardPages {
     static String sentence(DomainRuleViolation rule) {
         String message = rule.getMessage();
         return message.isEmpty() ? message : Character.toUpperCase(message.charAt(0)) + message.substring(1) + ".";
-    }
-
-    static String usd(Usd amount) {
-        return "$" + amount.toDollars().setScale(2, RoundingMode.DOWN).toPlainString();
     }
 
     /**

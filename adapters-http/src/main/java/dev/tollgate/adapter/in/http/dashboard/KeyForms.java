@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
 final class KeyForms {
 
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
-    private static final Pattern THOUSANDS = Pattern.compile("[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]{0,12})?");
-    private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,12})?|\\.[0-9]{1,12}");
+    // Decimals as many as the JSON API takes (its reader's limit: 64), rounded half-up to the micro-dollar like it.
+    private static final Pattern THOUSANDS = Pattern.compile("[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]{0,64})?");
+    private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]{1,16}(\\.[0-9]{0,64})?|\\.[0-9]{1,64}");
     /** The value a {@code datetime-local} input shows: to the minute. */
     private static final DateTimeFormatter INPUT = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm");
     /**

@@ -105,8 +105,13 @@ public class UsageController {
         List<Map<String, Object>> keyChoices = new ArrayList<>();
         if (account.emailVerified()) {
             Instant now = clock.instant();
-            List<ApiKeyDetails> owned = keys.list(ManagementPrincipal.signedIn(account),
-                    new ListApiKeysQuery(0, true));
+            // Every key, page after page: the newest hundred left out the older ones that had spent (an audit).
+            List<ApiKeyDetails> owned = new ArrayList<>();
+            List<ApiKeyDetails> batch;
+            do {
+                batch = keys.list(ManagementPrincipal.signedIn(account), new ListApiKeysQuery(owned.size(), true));
+                owned.addAll(batch);
+            } while (batch.size() >= ListApiKeysQuery.PAGE_SIZE && owned.size() <= ListApiKeysQuery.MAX_OFFSET);
             keyRows = owned.stream().map(details -> ApiKeysController.row(details, now)).toList();
             for (ApiKeyDetails details : owned) {
                 keyChoices.add(choice(details.key().hash().hex(), details.key().name().value() + " ("
@@ -174,9 +179,12 @@ public class UsageController {
         return BigDecimal.valueOf(amount.micros(), 6).toPlainString();
     }
 
+    /** ISO 8601 in UTC with milliseconds always ({@code ISO_INSTANT} leaves out a fraction of zero). */
+    private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
+            .withZone(java.time.ZoneOffset.UTC);
+
     private static String iso(Instant instant) {
-        return instant == null ? "" : DateTimeFormatter.ISO_INSTANT.format(instant.truncatedTo(
-                java.time.temporal.ChronoUnit.MILLIS));
+        return instant == null ? "" : MILLIS.format(instant);
     }
 
     private static String nullToEmpty(String value) {
