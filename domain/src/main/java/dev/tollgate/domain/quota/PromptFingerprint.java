@@ -7,6 +7,7 @@ import java.util.List;
  * The shape of a prompt for the §8.1 behavioural cooldown. Two prompts are <em>near-identical</em> when they are
  * equal after normalising: lower case, digits dropped, every other non-letter a word break, runs of breaks one
  * space — so "Tell me joke #1" and "tell me joke 2!" are the same, while prompts that differ in any word are not.
+ * In scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar) each character is a word.
  * A prompt is <em>minimal</em> when it has at most {@code minimalWords} words in all its messages, or asks for at
  * most one output token (a probe rather than a question).
  *
@@ -17,6 +18,10 @@ public record PromptFingerprint(long hash, int words) {
 
     private static final long FNV_OFFSET = 0xcbf29ce484222325L;
     private static final long FNV_PRIME = 0x100000001b3L;
+    private static final java.util.Set<Character.UnicodeScript> UNSPACED = java.util.EnumSet.of(
+            Character.UnicodeScript.HAN, Character.UnicodeScript.HIRAGANA, Character.UnicodeScript.KATAKANA,
+            Character.UnicodeScript.THAI, Character.UnicodeScript.LAO, Character.UnicodeScript.KHMER,
+            Character.UnicodeScript.MYANMAR);
 
     public static PromptFingerprint of(List<ChatMessage> messages) {
         long hash = FNV_OFFSET;
@@ -32,13 +37,17 @@ public record PromptFingerprint(long hash, int words) {
                     continue;
                 }
                 if (Character.isLetter(c)) {
-                    if (!inWord && words > 0) {
+                    // Scripts written without spaces between words (Chinese, Japanese, Thai, …): each character
+                    // counts as a word, or every ordinary question in them would be "minimal" (an audit: 100
+                    // varied Chinese prompts a minute set off the cooldown; the same in English did not).
+                    boolean unspaced = UNSPACED.contains(Character.UnicodeScript.of(c));
+                    if ((!inWord || unspaced) && words > 0) {
                         hash = mix(hash, ' ');
                     }
-                    if (!inWord) {
+                    if (!inWord || unspaced) {
                         words++;
-                        inWord = true;
                     }
+                    inWord = !unspaced;
                     hash = mix(hash, Character.toLowerCase(c));
                 } else {
                     inWord = false;

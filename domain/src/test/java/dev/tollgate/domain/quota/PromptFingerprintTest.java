@@ -57,5 +57,14 @@ class PromptFingerprintTest {
         assertFalse(of("what is the capital of France").minimal(2, null));
         assertTrue(of("what is the capital of France").minimal(2, 1));
         assertFalse(of("what is the capital of France").minimal(2, 2));
+        // Scripts without spaces between words: a character is a word (an audit found ordinary Chinese questions
+        // counted as one or two words, so minimal).
+        assertFalse(of("我想知道量子计算的应用，上海的历史文化也很重要吗？").minimal(2, null));
+        assertEquals(23, of("我想知道量子计算的应用，上海的历史文化也很重要吗？").words());
+        assertFalse(of("東京の天気はどうですか").minimal(2, null));
+        assertTrue(of("你好").minimal(2, null));
+        assertEquals(3, of("GPU 你好").words());
+        assertNotEquals(of("我想知道").hash(), of("我想知").hash());
+        assertEquals(of("我想 知道！").hash(), of("我想知道").hash(), "spacing between characters changes nothing");
     }
 }
