@@ -256,6 +256,22 @@ public abstract class AbstractQuotaCounterContractTest {
     }
 
     @Test
+    public void aRefusalByTwoFullWindowsOfOneScopeIsOneBlock() {
+        // An audit: with a key's minute and burst windows both full, one refusal counted as two blocks.
+        Bucket scope = bucket(LimitScope.KEY, "rpm");
+        QuotaCheck.Requests minute = new QuotaCheck.Requests(scope, 1, Duration.ofSeconds(60), scope);
+        QuotaCheck.Requests burst = new QuotaCheck.Requests(bucket(LimitScope.KEY, "burst"), 1, TEN_S, scope);
+        TrafficDemand demand = new TrafficDemand(List.of(minute, burst), List.of(scope), COOLDOWN, null);
+        assertTrue(counter.decide(demand, at(0)).admitted());
+        QuotaDecision first = counter.decide(demand, at(1_000));
+        assertFalse(first.admitted());
+        assertNull(first.cooldown(), "block 1");
+        assertNull(counter.decide(demand, at(2_000)).cooldown(), "block 2 — not 3");
+        QuotaDecision third = counter.decide(demand, at(3_000));
+        assertNotNull(third.cooldown(), "block 3 starts it");
+    }
+
+    @Test
     public void blocksSpreadOverMoreThanAMinuteStartNoCooldown() {
         Bucket scope = bucket(LimitScope.KEY_IP, "rpm");
         QuotaCheck.Requests window = new QuotaCheck.Requests(scope, 1, Duration.ofSeconds(25), scope);

@@ -34,7 +34,19 @@ public sealed interface Admission {
             return new Admitted(report, decision.lease());
         }
         if (decision.cooldown() != null) {
-            QuotaDecision.CooldownBlock block = decision.cooldown();
+            QuotaDecision.CooldownBlock cooldown = decision.cooldown();
+            // The wait is the cooldown's, or longer when a full window of the request frees up later still: a
+            // client that obeys Retry-After must then be admitted (an audit: told 30 s, refused again at 30 s).
+            Duration longest = cooldown.retryAfter();
+            for (CheckState state : decision.states()) {
+                if (!state.passed() && !(state.check() instanceof QuotaCheck.Tokens)
+                        && !(state.check() instanceof QuotaCheck.Concurrency)
+                        && state.retryAfter().compareTo(longest) > 0) {
+                    longest = state.retryAfter();
+                }
+            }
+            QuotaDecision.CooldownBlock block = new QuotaDecision.CooldownBlock(cooldown.scope(), longest,
+                    cooldown.behavioural());
             boolean counted = false;
             for (CheckState state : decision.states()) {
                 if (state.check().bucket().equals(block.scope())) {

@@ -145,8 +145,12 @@ public final class LocalQuotas {
      */
     private QuotaDecision.CooldownBlock recordBlocks(TrafficDemand demand, List<CheckState> states, long now) {
         QuotaDecision.CooldownBlock started = null;
+        java.util.Set<Bucket> blocked = new java.util.HashSet<>();
         for (CheckState state : states) {
-            if (!state.passed() && state.check() instanceof QuotaCheck.Requests r && r.cooldownScope() != null) {
+            // One refusal is one block of its scope, however many of the scope's windows (minute, burst) are full:
+            // an audit found a refusal by both counted twice, starting the cooldown at the second.
+            if (!state.passed() && state.check() instanceof QuotaCheck.Requests r && r.cooldownScope() != null
+                    && blocked.add(r.cooldownScope())) {
                 Bucket bucket = r.cooldownScope().withRule(COOLDOWN);
                 CooldownState cooldown = state(bucket, () -> new CooldownState(demand.cooldown()));
                 long length = cooldown.recordBlock(now);

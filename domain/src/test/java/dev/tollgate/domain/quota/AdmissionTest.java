@@ -85,6 +85,24 @@ class AdmissionTest {
     }
 
     @Test
+    void aCooldownRefusalWaitsAtLeastUntilTheFullWindowOfTheRequestHasRoom() {
+        // An audit: told 30 s (the cooldown), a client obeyed and was refused again by the minute window (36 s).
+        Bucket key = new Bucket(LimitScope.KEY, "k", "rpm");
+        QuotaCheck.Requests minute = new QuotaCheck.Requests(key, 600, Duration.ofMinutes(1), key);
+        QuotaDecision decision = new QuotaDecision(List.of(
+                new CheckState(minute, 0, Duration.ofSeconds(36), Duration.ofSeconds(60))),
+                new QuotaDecision.CooldownBlock(key, Duration.ofSeconds(30), false), SlotLease.NONE);
+        Admission.Refused refused = (Admission.Refused) Admission.of(decision);
+        assertEquals(36, refused.refusal().retryAfterSeconds());
+        assertTrue(refused.refusal().message().contains("paused for 36 s"), refused.refusal().message());
+        QuotaDecision shorter = new QuotaDecision(List.of(
+                new CheckState(minute, 0, Duration.ofSeconds(12), Duration.ofSeconds(60))),
+                new QuotaDecision.CooldownBlock(key, Duration.ofSeconds(30), false), SlotLease.NONE);
+        assertEquals(30, ((Admission.Refused) Admission.of(shorter)).refusal().retryAfterSeconds(),
+                "the cooldown, when it is the longer wait");
+    }
+
+    @Test
     void aConcurrencyOrDistinctRefusalReportsThatCapNotARequestBucketWithRoomLeft() {
         QuotaCheck.Requests minute = requests(LimitScope.KEY_IP, 600, Duration.ofMinutes(1));
         QuotaCheck.Concurrency slots = new QuotaCheck.Concurrency(new Bucket(LimitScope.KEY, "k", "slots"), 50);

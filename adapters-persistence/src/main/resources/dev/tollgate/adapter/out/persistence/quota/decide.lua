@@ -488,11 +488,15 @@ if not passes then
     if blockKind == 0 then
         -- A block that starts a cooldown refuses this request with it: scope number -c names check c's scope.
         local started = 0
+        -- One refusal is one block of its scope, however many of the scope's windows (minute, burst) are full.
+        local blocked = {}
         for c = 1, checkCount do
             local at = BASE + 5 * c - 4
             local kind = ARGV[at]
-            if (kind == 'R' or kind == 'N') and ARGV[at + 4] ~= '0' and reply[3 * c + 3] > 0 then
-                local length = recordBlock(KEYS[tonumber(ARGV[at + 4])])
+            local scopeKey = ARGV[at + 4] ~= '0' and KEYS[tonumber(ARGV[at + 4])]
+            if (kind == 'R' or kind == 'N') and scopeKey and reply[3 * c + 3] > 0 and not blocked[scopeKey] then
+                blocked[scopeKey] = true
+                local length = recordBlock(scopeKey)
                 if length > started then
                     started = length
                     reply[2], reply[3], reply[4] = 1, -c, length
