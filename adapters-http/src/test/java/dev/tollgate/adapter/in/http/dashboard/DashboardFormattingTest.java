@@ -36,9 +36,13 @@ class DashboardFormattingTest {
         assertEquals(Usd.ofMicros(1_000_000_000), KeyForms.limit(Map.of("limit", "1,000")));
         assertEquals(Usd.ofMicros(1_234_567_500_000L), KeyForms.limit(Map.of("limit", "$1,234,567.50")));
         assertEquals(Usd.ofMicros(500_000), KeyForms.limit(Map.of("limit", ".5")));
+        // Decimals as the JSON API takes them, rounded half-up to the micro-dollar (an audit: refused past 12).
+        assertEquals(Usd.ofMicros(300_000), KeyForms.limit(Map.of("limit", "0.30000000000000004")));
+        assertEquals(Usd.ofMicros(1_000_000), KeyForms.limit(Map.of("limit", "1.0000000000001")));
+        assertEquals(Usd.ofMicros(1_000_001), KeyForms.limit(Map.of("limit", "1.0000005")));
         // No exponents (1e-100000000 would take minutes to round) and no digits of other scripts.
         for (String bad : new String[] {"0", "-1", "abc", "0.0000004", "1000000000001", "1e-100000000", "1E-2147483647",
-            "1e2", "\uff11", "\u0661", "1.0000000000001", "+5", "NaN",
+            "1e2", "\uff11", "\u0661", "1." + "0".repeat(64) + "1", "+5", "NaN",
             // A comma only between thousands: "5,00" is five dollars written the European way, never 500.
             "5,00", "1,5", "1.000,50", ",5", "1,,0", "10,00,000", "1,0000"}) {
             assertThrows(KeyForms.FieldError.class, () -> KeyForms.limit(Map.of("limit", bad)), bad);
