@@ -120,7 +120,7 @@ class DashboardApiKeysE2ETest extends DashboardE2ESupport {
         assertFalse(browser.get("/keys").body().contains("backend v2"));
         assertEquals(200, get("/api/v1/keys/" + fromApi.data().get("hash"), gpm).status(), "the other key stays");
         // As the JSON API: any number of decimals, rounded half-up to the micro-dollar (was refused past 12).
-        assertEquals(201, createApiKey(browser, fields("name", "float", "limit", "0.30000000000000004"))
+        assertEquals(201, createApiKey(browser, fields("name", "many-decimals", "limit", "0.30000000000000004"))
                 .statusCode());
     }
 
