@@ -1,10 +1,7 @@
 package dev.tollgate.domain.account;
 
 import dev.tollgate.domain.shared.DomainRuleViolation;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.util.HexFormat;
+import dev.tollgate.domain.shared.Sha256;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -46,12 +43,7 @@ public record Email(String value) {
     /** {@link #digest()} of text typed as an address, whether or not it is one (trimmed and lower-cased first). */
     public static String digestOf(String typed) {
         String normalised = typed == null ? "" : typed.trim().toLowerCase(Locale.ROOT);
-        try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(normalised.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(hash, 0, 16);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
+        return Sha256.hex(normalised).substring(0, 32); // 128 bits
     }
 
     @Override

@@ -1,9 +1,7 @@
 package dev.tollgate.domain.session;
 
 import dev.tollgate.domain.shared.KeyHash;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
+import dev.tollgate.domain.shared.Sha256;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
@@ -36,12 +34,7 @@ public final class SessionToken {
 
     /** What the server stores and looks sessions up by. */
     public KeyHash hash() {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.US_ASCII));
-            return new KeyHash(HexFormat.of().formatHex(digest));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
+        return new KeyHash(Sha256.hex(text));
     }
 
     /** The cookie value; only the HTTP adapter writes it, into the {@code Set-Cookie} header. */

@@ -2,7 +2,6 @@ package dev.tollgate.domain.shared;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.util.HexFormat;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -33,19 +32,15 @@ public final class KeyHasher {
     }
 
     public KeyHash hash(RawKey key) {
-        byte[] input = key.reveal().getBytes(StandardCharsets.US_ASCII);
+        if (pepper == null) {
+            return new KeyHash(Sha256.hex(key.reveal())); // a raw key is ASCII: its UTF-8 bytes are its ASCII bytes
+        }
         try {
-            byte[] digest;
-            if (pepper == null) {
-                digest = MessageDigest.getInstance("SHA-256").digest(input);
-            } else {
-                Mac mac = Mac.getInstance("HmacSHA256");
-                mac.init(new SecretKeySpec(pepper, "HmacSHA256"));
-                digest = mac.doFinal(input);
-            }
-            return new KeyHash(HexFormat.of().formatHex(digest));
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(pepper, "HmacSHA256"));
+            return new KeyHash(HexFormat.of().formatHex(mac.doFinal(key.reveal().getBytes(StandardCharsets.US_ASCII))));
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+            throw new IllegalStateException("HMAC-SHA-256 is part of every JDK", e);
         }
     }
 }

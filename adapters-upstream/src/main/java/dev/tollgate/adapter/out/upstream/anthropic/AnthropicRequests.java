@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatMessage;
 import dev.tollgate.domain.completion.ChatRequest;
+import dev.tollgate.domain.shared.Sha256;
 import io.micronaut.core.type.Argument;
 import io.micronaut.json.JsonMapper;
 import java.io.IOException;
@@ -79,20 +80,11 @@ final class AnthropicRequests {
         if (request.user() != null) {
             // Anthropic asks for an opaque id (no e-mail, name or phone number), at most 256 characters: the same
             // end user always gets the same hash.
-            body.put("metadata", Map.of("user_id", opaque(request.user())));
+            body.put("metadata", Map.of("user_id", Sha256.hex(request.user())));
         }
         return body;
     }
 
-    private static String opaque(String user) {
-        try {
-            byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(user.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(hash);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
-    }
 
     /**
      * A conversation that ends with an assistant turn asks Anthropic to continue it (a prefill), and Anthropic
