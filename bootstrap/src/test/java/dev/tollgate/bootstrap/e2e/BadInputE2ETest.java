@@ -386,6 +386,48 @@ class BadInputE2ETest extends GatewayE2ETest {
         assertEquals(2, twice.split("HTTP/1\\.1 200", -1).length - 1, twice);
     }
 
+    @Test
+    void aBodyAnnouncedOverTheLimitIsRefusedBeforeTheClientIsInvitedToSendIt() throws IOException {
+        // RFC 9110 §10.1.1: with Expect: 100-continue the client waits; a declared length over 1 MiB gets the 413 at
+        // once, not a 100 Continue that invites megabytes only to refuse them.
+        RawReply model = raw("POST /v1/chat/completions HTTP/1.1", "Authorization: Bearer gp-x",
+                "Content-Type: application/json", "Content-Length: 5000000", "Expect: 100-continue");
+        assertEquals(413, model.status(), model.text());
+        assertTrue(model.body().contains("\"code\":\"request_too_large\"") && model.body().contains("at most 1 MiB"),
+                model.text());
+        RawReply control = raw("POST /api/v1/keys HTTP/1.1", "Authorization: Bearer " + readWriteKey(),
+                "Content-Type: application/json", "Content-Length: 5000000", "Expect: 100-continue");
+        assertEquals(413, control.status(), control.text());
+        assertControlPlaneEnvelope(control, 413);
+
+        // Within the limit the client is told to go on; the interim answer carries no id of its own (the request's
+        // comes with the final answer), so no two requests ever show the same one.
+        String gpm = readWriteKey();
+        String body = "{\"name\":\"after continue\"}";
+        try (Socket socket = new Socket("127.0.0.1", server.getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /api/v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + gpm
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
+                    + "\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            java.io.InputStream in = socket.getInputStream();
+            StringBuilder interim = new StringBuilder();
+            while (!interim.toString().endsWith("\r\n\r\n")) {
+                int b = in.read();
+                assertTrue(b >= 0, "an interim answer: " + interim);
+                interim.append((char) b);
+            }
+            assertTrue(interim.toString().startsWith("HTTP/1.1 100"), interim.toString());
+            assertFalse(interim.toString().toLowerCase(Locale.ROOT).contains("x-request-id"), interim.toString());
+            out.write(body.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(answer.startsWith("HTTP/1.1 201"), answer);
+            assertTrue(answer.toLowerCase(Locale.ROOT).contains("x-request-id: req_"), answer);
+        }
+    }
+
     /** RFC 9112 §3.2: an HTTP/1.1 request needs exactly one Host header; HTTP/1.0 needs none. */
     @Test
     void anHttp11RequestWithoutOneHostHeaderIs400() throws IOException {

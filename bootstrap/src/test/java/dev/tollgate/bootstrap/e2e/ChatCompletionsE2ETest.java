@@ -546,6 +546,48 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void theShippedPricedSimulatorAnswersLogprobsAsOpenAiShapesThem() {
+        // What lets a client of logprobs (token confidence, classifiers) run offline: JSON answer and stream alike.
+        Customer customer = customer();
+        Reply reply = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"logprobs\":true,\"top_logprobs\":2"));
+        assertEquals(200, reply.status(), reply.raw().body());
+        Map<String, Object> choice = map(list(reply.json().get("choices")).get(0));
+        Map<String, Object> logprobs = map(choice.get("logprobs"));
+        assertTrue(logprobs.containsKey("refusal") && logprobs.get("refusal") == null, logprobs.toString());
+        List<Object> content = list(logprobs.get("content"));
+        StringBuilder tokens = new StringBuilder();
+        for (Object entry : content) {
+            Map<String, Object> token = map(entry);
+            tokens.append(token.get("token"));
+            assertEquals(2, list(token.get("top_logprobs")).size(), token.toString());
+            assertEquals(token.get("token"), map(list(token.get("top_logprobs")).get(0)).get("token"));
+        }
+        assertEquals(map(choice.get("message")).get("content"), tokens.toString(), "one entry per token, in order");
+        assertEquals(integer(map(reply.json().get("usage")).get("completion_tokens"), "completion"), content.size());
+
+        Reply streamed = chat(customer.key(), body(PRICED, "\"max_tokens\":5,\"logprobs\":true,\"stream\":true"));
+        assertEquals(200, streamed.status(), streamed.raw().body());
+        List<String> data = parseSse(streamed.raw().body()).data();
+        StringBuilder text = new StringBuilder();
+        StringBuilder streamedTokens = new StringBuilder();
+        for (String chunk : data.subList(0, data.size() - 1)) {
+            List<Object> choices = list(parse(chunk).get("choices"));
+            if (choices.isEmpty()) {
+                continue;
+            }
+            Map<String, Object> delta = map(map(choices.get(0)).get("delta"));
+            if (delta.get("content") instanceof String piece && !piece.isEmpty()) {
+                text.append(piece);
+                for (Object entry : list(map(map(choices.get(0)).get("logprobs")).get("content"))) {
+                    streamedTokens.append(map(entry).get("token"));
+                    assertEquals(List.of(), list(map(entry).get("top_logprobs")), "none asked for");
+                }
+            }
+        }
+        assertEquals(text.toString(), streamedTokens.toString(), "each chunk carries its own text's logprobs");
+    }
+
+    @Test
     void aModelThatCannotServeToolsNamesTools() {
         Customer customer = customer();
         Reply reply = chat(customer.key(), body(FREE,

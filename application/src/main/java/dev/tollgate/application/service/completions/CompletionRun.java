@@ -61,6 +61,8 @@ final class CompletionRun implements RunningCompletion {
     private final Output delivered = new Output();
     private int routeIndex;
     private int pass;
+    /** Calls made so far, over every route and pass (for the message when none answered). */
+    private int attempts;
     private boolean allRateLimited = true;
     private boolean rateLimitSeen;
     /** The shortest Retry-After of the providers in this pass, and the longest of those worth waiting for. */
@@ -115,6 +117,7 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private void attempt() {
+        attempts++;
         route = ctx.routes().get(routeIndex);
         Listener listener = new Listener();
         current = listener;
@@ -628,7 +631,8 @@ final class CompletionRun implements RunningCompletion {
                 String asked = longestHint == null ? ""
                         : " (a provider asked to wait " + longestHint.toSeconds() + " s before trying again)";
                 finishWithFailure(new CompletionFailure(502, "api_error", "upstream_error",
-                        "No provider of this model could answer: " + failure.message() + asked, 0, false),
+                        "No provider of this model could answer (" + attempts + (attempts == 1 ? " attempt" : " attempts")
+                        + "; the last: " + failure.message() + ")" + asked, 0, false),
                         TokenUsage.NONE, "failed");
                 return;
             }

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import jakarta.inject.Singleton;
 
 /**
@@ -35,7 +36,10 @@ public final class AnswersWithoutId implements BeanCreatedEventListener<NettySer
     private static final class AddId extends ChannelOutboundHandlerAdapter {
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            if (msg instanceof HttpResponse response && !response.headers().contains(RequestIds.HEADER)) {
+            // Not on an interim answer (100 Continue): Netty and Micronaut share one instance of it between requests,
+            // and the request's own id comes with its final answer.
+            if (msg instanceof HttpResponse response && response.status().codeClass() != HttpStatusClass.INFORMATIONAL
+                    && !response.headers().contains(RequestIds.HEADER)) {
                 response.headers().set(RequestIds.HEADER, RequestIds.newId());
             }
             ctx.write(msg, promise);

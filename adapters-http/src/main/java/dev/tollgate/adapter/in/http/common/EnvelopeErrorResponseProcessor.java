@@ -44,6 +44,11 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
         return envelope;
     }
 
+    /** The refusal of a body over {@code micronaut.server.max-request-size}. */
+    static String tooLarge(long maxRequestSize) {
+        return "Request body is too large: at most " + size(maxRequestSize) + " (after decompression)";
+    }
+
     private static String size(long bytes) {
         return bytes % (1024 * 1024) == 0 ? bytes / (1024 * 1024) + " MiB"
                 : bytes % 1024 == 0 ? bytes / 1024 + " KiB" : bytes + " bytes";
@@ -78,7 +83,7 @@ public final class EnvelopeErrorResponseProcessor implements ErrorResponseProces
             case METHOD_NOT_ALLOWED -> "Method " + method + " is not allowed on " + path;
             case REQUEST_ENTITY_TOO_LARGE -> formLimit(context)
                     .map(limit -> "The form is too large: " + limit)
-                    .orElse("Request body is too large: at most " + size(maxRequestSize) + " (after decompression)");
+                    .orElse(tooLarge(maxRequestSize));
             case UNSUPPORTED_MEDIA_TYPE -> unsupportedType(context.getRequest().getHeaders().get("Content-Type"),
                     path);
             case NOT_ACCEPTABLE -> "Not acceptable: this route answers application/json";

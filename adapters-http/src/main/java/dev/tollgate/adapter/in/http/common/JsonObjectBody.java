@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.common;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -179,8 +180,8 @@ public final class JsonObjectBody {
                     String name = parser.currentName();
                     if (object.containsKey(name)) {
                         // Two readers of one body must never see two values (a check here, another upstream).
-                        throw new InvalidRequestException(null, "Field '" + name + "' appears more than once in "
-                                + "one object of the request body");
+                        String path = path(parser.getParsingContext());
+                        throw new InvalidRequestException(path, "Field '" + path + "' appears more than once");
                     }
                     object.put(name, readValue(parser, parser.nextToken()));
                 }
@@ -214,8 +215,25 @@ public final class JsonObjectBody {
         return value;
     }
 
+    /**
+     * Where the parser is, in the terms of the API's {@code param} ({@code stream_options.include_usage},
+     * {@code messages[0].content}), or null at the top level outside any field.
+     */
+    static String path(JsonStreamContext context) {
+        java.util.ArrayDeque<String> steps = new java.util.ArrayDeque<>();
+        for (JsonStreamContext at = context; at != null && !at.inRoot(); at = at.getParent()) {
+            if (at.inArray()) {
+                steps.push("[" + Math.max(0, at.getCurrentIndex()) + "]");
+            } else if (at.getCurrentName() != null) {
+                steps.push(at.getParent() != null && at.getParent().inRoot() ? at.getCurrentName()
+                        : "." + at.getCurrentName());
+            }
+        }
+        return steps.isEmpty() ? null : String.join("", steps);
+    }
+
     private static InvalidRequestException outOfRange(JsonParser parser) throws IOException {
-        String name = parser.currentName();
+        String name = path(parser.getParsingContext());
         return new InvalidRequestException(name, (name == null ? "A number" : "'" + name + "'")
                 + " is out of range: " + ApiErrors.shown(parser.getText(), 64) + " (numbers must be smaller than 1e"
                 + MAX_SCALE + " in magnitude and have at most " + MAX_SCALE + " decimal places)");
@@ -261,6 +279,15 @@ public final class JsonObjectBody {
             return d;
         }
         throw wrongType(name, "a number", value);
+    }
+
+    /** A number field that must hold an integer: of another type, the message says an integer is wanted. */
+    public BigDecimal integer(String name) {
+        Object value = fields.get(name);
+        if (value instanceof BigDecimal d) {
+            return d;
+        }
+        throw wrongType(name, "an integer", value);
     }
 
     private static InvalidRequestException wrongType(String name, String expected, Object actual) {

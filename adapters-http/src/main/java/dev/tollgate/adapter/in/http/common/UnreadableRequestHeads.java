@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.common;
 
 import io.micronaut.context.annotation.Value;
+import io.micronaut.core.convert.format.ReadableBytes;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
 import io.micronaut.http.HttpStatus;
@@ -19,6 +20,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -41,6 +43,9 @@ import java.util.Locale;
  * {@code 431 Request Header Fields Too Large} (Micronaut would answer both as a 413 about the body).</li>
  * <li>An HTTP/1.1 request without a {@code Host} header, or any with more than one: 400 (RFC 9112 §3.2), as
  * Micronaut would serve it.</li>
+ * <li>A request that asks to be told to go on ({@code Expect: 100-continue}) with a {@code Content-Length} over the
+ * body limit: {@code 413} at once, rather than a {@code 100 Continue} that invites a body only to refuse it (RFC 9110
+ * §10.1.1).</li>
  * <li>A control-plane request target that is no URI (a broken percent-escape such as {@code %ZZ}): 400. Micronaut
  * answers it too, but for a stand-in request of path {@code /}, so in the model surface's envelope; on the model
  * surface that answer is already right and is left to it.</li>
@@ -59,12 +64,15 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
     private final Clock clock;
     private final String lineLimit;
     private final String headerLimit;
+    private final long maxRequestSize;
 
     UnreadableRequestHeads(JsonMapper json, Clock clock,
             @Value("${micronaut.server.netty.max-initial-line-length:4096}") int maxLine,
-            @Value("${micronaut.server.netty.max-header-size:8192}") int maxHeaders) {
+            @Value("${micronaut.server.netty.max-header-size:8192}") int maxHeaders,
+            @Value("${micronaut.server.max-request-size:10485760}") @ReadableBytes long maxRequestSize) {
         this.json = json;
         this.clock = clock;
+        this.maxRequestSize = maxRequestSize;
         this.lineLimit = String.format(Locale.ROOT, "%,d", maxLine);
         this.headerLimit = String.format(Locale.ROOT, "%,d", maxHeaders);
     }
@@ -143,6 +151,11 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                 answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, hosts == 0 ? "The request has no Host header, "
                         + "which HTTP/1.1 requires: send Host with the server's name (and port)" : "The request has "
                         + hosts + " Host headers: send exactly one");
+                return true;
+            }
+            if (HttpUtil.is100ContinueExpected(request) && HttpUtil.getContentLength(request, -1L) > maxRequestSize) {
+                answer(ctx, controlPlane, HttpStatus.REQUEST_ENTITY_TOO_LARGE,
+                        EnvelopeErrorResponseProcessor.tooLarge(maxRequestSize));
                 return true;
             }
             if (ApiErrors.isControlPlane(target) && !isUri(target)) {

@@ -64,7 +64,7 @@ public final class ChatRequests {
             maxTokens = maxCompletionTokens;
             maxTokensField = "max_completion_tokens";
         }
-        if (body.has("n") && !body.isNull("n") && body.number("n").compareTo(BigDecimal.ONE) != 0) {
+        if (body.has("n") && !body.isNull("n") && body.integer("n").compareTo(BigDecimal.ONE) != 0) {
             throw new InvalidRequestException("n", "n must be 1 (one choice per request), got "
                     + ApiErrors.shown(body.number("n")));
         }
@@ -76,7 +76,7 @@ public final class ChatRequests {
         }
         Long seed = null;
         if (body.has("seed") && !body.isNull("seed")) {
-            BigDecimal value = body.number("seed");
+            BigDecimal value = body.integer("seed");
             try {
                 seed = value.longValueExact();
             } catch (ArithmeticException e) {
@@ -384,18 +384,24 @@ public final class ChatRequests {
         if (!body.has(field) || body.isNull(field)) {
             return null;
         }
-        BigDecimal value = body.number(field);
+        BigDecimal value = body.integer(field);
+        // The token limits have no upper bound of their own here: the model's output cap is checked once the model
+        // is known, and names it.
+        String wanted = max == Integer.MAX_VALUE ? "an integer of at least " + min
+                : "an integer from " + min + " to " + max;
+        int parsed;
         try {
-            int parsed = value.intValueExact();
-            if (parsed < min || parsed > max) {
-                throw new InvalidRequestException(field, field + " must be from " + min + " to " + max + ", got "
-                        + ApiErrors.shown(value));
-            }
-            return parsed;
+            parsed = value.intValueExact();
         } catch (ArithmeticException e) {
-            throw new InvalidRequestException(field, field + " must be an integer from " + min + " to " + max
-                    + ", got " + ApiErrors.shown(value));
+            boolean whole = value.stripTrailingZeros().scale() <= 0;
+            throw new InvalidRequestException(field, field + " must be " + wanted + ", got "
+                    + ApiErrors.shown(value) + (whole && value.signum() > 0 && max == Integer.MAX_VALUE
+                    ? " (larger than any model's output limit)" : ""));
         }
+        if (parsed < min || parsed > max) {
+            throw new InvalidRequestException(field, field + " must be " + wanted + ", got " + ApiErrors.shown(value));
+        }
+        return parsed;
     }
 
     private static BigDecimal range(JsonObjectBody body, String field, String min, String max) {

@@ -18,6 +18,8 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +33,8 @@ import java.util.Map;
         consumes = MediaType.ALL)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ModelsController extends CrossOriginApi {
+
+    private static final String ITEM_PREFIX = "/v1/models/";
 
     private final ModelApiAuthentication authentication;
     private final ListModelsUseCase models;
@@ -64,7 +68,33 @@ public class ModelsController extends CrossOriginApi {
     @Get("/{+id}")
     Map<String, Object> get(HttpRequest<?> request, @PathVariable String id) {
         admit(request);
-        return entry(models.get(ModelNotFoundException.requested(id)));
+        return entry(models.get(ModelNotFoundException.requested(literalPlus(request.getUri().getRawPath(), id))));
+    }
+
+    /**
+     * The id as the path spells it: Micronaut decodes a path variable as it decodes a form value, a {@code +} as a
+     * space, but in a path a {@code +} is itself (RFC 3986), so {@code /v1/models/t/a+b} asks for {@code t/a+b}.
+     * The id is read again from the raw path when it holds a {@code +}; any other difference keeps Micronaut's.
+     */
+    static String literalPlus(String rawPath, String id) {
+        int at = rawPath == null ? -1 : rawPath.indexOf(ITEM_PREFIX);
+        if (at < 0 || rawPath.indexOf('+', at) < 0) {
+            return id;
+        }
+        String spelled;
+        try {
+            spelled = URLDecoder.decode(rawPath.substring(at + ITEM_PREFIX.length()).replace("+", "%2B"),
+                    StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return id;
+        }
+        for (String candidate : List.of(spelled, spelled.endsWith("/") ? spelled.substring(0, spelled.length() - 1)
+                : spelled)) {
+            if (candidate.replace('+', ' ').equals(id)) {
+                return candidate;
+            }
+        }
+        return id;
     }
 
     static Map<String, Object> entry(CatalogModel model) {

@@ -202,4 +202,35 @@ class ChatRequestsTest {
         assertEquals("max_completion_tokens",
                 refused("{" + messages + ",\"max_completion_tokens\":0}").param());
     }
+
+    @Test
+    void anIntegerFieldOfAnotherTypeSaysAnIntegerIsWanted() {
+        Map<String, List<String>> cases = new LinkedHashMap<>();
+        String base = "{\"model\":\"m/one\",\"messages\":[" + USER + "],";
+        cases.put(base + "\"max_tokens\":\"5\"}", List.of("max_tokens", "'max_tokens' must be an integer, got a string"));
+        cases.put(base + "\"n\":true}", List.of("n", "'n' must be an integer, got a boolean"));
+        cases.put(base + "\"seed\":[1]}", List.of("seed", "'seed' must be an integer, got an array"));
+        cases.put(base + "\"top_logprobs\":{}}", List.of("top_logprobs", "'top_logprobs' must be an integer, got an object"));
+        // no made-up upper bound for the token limits: the model's output cap is checked with the model
+        cases.put(base + "\"max_tokens\":0}", List.of("max_tokens", "max_tokens must be an integer of at least 1, got 0"));
+        cases.put(base + "\"max_completion_tokens\":1.5}",
+                List.of("max_completion_tokens", "must be an integer of at least 1, got 1.5"));
+        cases.put(base + "\"max_tokens\":1e12}", List.of("max_tokens", "(larger than any model's output limit)"));
+        cases.put(base + "\"top_logprobs\":21}", List.of("top_logprobs", "must be an integer from 0 to 20, got 21"));
+        assertRefusals(cases);
+    }
+
+    @Test
+    void aFieldTwiceInANestedObjectIsNamedByItsPath() {
+        Map<String, List<String>> cases = new LinkedHashMap<>();
+        cases.put("{\"model\":\"m/one\",\"messages\":[" + USER + "],\"stream\":true,\"stream_options\":"
+                + "{\"include_usage\":true,\"include_usage\":false}}",
+                List.of("stream_options.include_usage", "'stream_options.include_usage' appears more than once"));
+        cases.put(withMessages("{\"role\":\"user\",\"content\":\"a\",\"content\":\"b\"}"),
+                List.of("messages[0].content", "'messages[0].content' appears more than once"));
+        cases.put(withMessages(USER, part("{\"type\":\"text\",\"text\":\"x\",\"text\":\"y\"}")),
+                List.of("messages[1].content[1].text", "appears more than once"));
+        cases.put("{\"model\":\"m/one\",\"model\":\"m/two\"}", List.of("model", "'model' appears more than once"));
+        assertRefusals(cases);
+    }
 }

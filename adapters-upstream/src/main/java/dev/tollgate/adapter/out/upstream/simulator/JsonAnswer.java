@@ -88,8 +88,8 @@ final class JsonAnswer {
         if (!"json_schema".equals(fields.get("type"))) {
             return null;
         }
-        if (!(fields.get("json_schema") instanceof Map<?, ?> declared) || !declared.containsKey("schema")) {
-            return object(text); // json_schema without a schema: any JSON is an instance
+        if (!(fields.get("json_schema") instanceof Map<?, ?> declared) || declared.get("schema") == null) {
+            return object(text); // json_schema without a schema (absent or null): any JSON is an instance
         }
         Object schema = declared.get("schema");
         JsonAnswer answer = new JsonAnswer(seed, schema, Boolean.TRUE.equals(declared.get("strict")));

@@ -89,8 +89,8 @@ public final class SimulatorModelProvider implements ModelProvider {
         int seed = request.promptText().hashCode();
         ToolCallAnswer toolCall = ToolCallAnswer.of(request, seed);
         List<String> answer = toolCall != null ? toolCall.deltas() : answer(request, seed);
-        Emission emission = new Emission(request, answer, toolCall != null, Math.min(answer.size(), maxTokens), fail,
-                listener);
+        Emission emission = new Emission(request, seed, answer, toolCall != null, Math.min(answer.size(), maxTokens),
+                fail, listener);
         emission.next = scheduler.schedule(emission::first, timeToFirstToken.toMillis(), TimeUnit.MILLISECONDS);
         return emission;
     }
@@ -123,6 +123,7 @@ public final class SimulatorModelProvider implements ModelProvider {
     /** One simulated answer, emitted token by token. */
     private final class Emission implements UpstreamCall {
         private final ChatRequest request;
+        private final int seed;
         /** Text pieces, or the {@code delta.tool_calls} arrays of a tool call. */
         private final List<String> answer;
         private final boolean toolCall;
@@ -137,9 +138,10 @@ public final class SimulatorModelProvider implements ModelProvider {
         private boolean cancelled;
         private ScheduledFuture<?> next;
 
-        Emission(ChatRequest request, List<String> answer, boolean toolCall, int length, boolean fail,
+        Emission(ChatRequest request, int seed, List<String> answer, boolean toolCall, int length, boolean fail,
                 UpstreamListener listener) {
             this.request = request;
+            this.seed = seed;
             this.answer = answer;
             this.toolCall = toolCall;
             this.length = length;
@@ -182,26 +184,34 @@ public final class SimulatorModelProvider implements ModelProvider {
                     // As a provider does: the answer ends before the stop sequence, which is not part of it.
                     String before = piece.substring(0, stopAt - text.length());
                     if (!before.isEmpty()) {
-                        emitted++;
-                        text.append(before);
-                        listener.onDelta(before);
+                        text(before);
                     }
                     TokenUsage usage = reportUsage ? new TokenUsage(tokens.countPrompt(request), emitted) : null;
                     listener.onFinish("stop", usage);
                     return;
                 }
-                emitted++;
                 if (toolCall) {
+                    emitted++;
                     listener.onToolCallDelta(piece);
                 } else {
-                    text.append(piece);
-                    listener.onDelta(piece);
+                    text(piece);
                 }
                 if (tokensPerSecond > 0) {
                     next = scheduler.schedule(this::step, 1_000_000L / tokensPerSecond, TimeUnit.MICROSECONDS);
                     return;
                 }
             }
+        }
+
+        /** Emits one token of text, after its log probabilities when the request asked for them. */
+        private void text(String token) {
+            if (request.logprobs()) {
+                listener.onLogprobs(TokenLogprobs.of(token, seed, emitted,
+                        request.topLogprobs() == null ? 0 : request.topLogprobs()));
+            }
+            emitted++;
+            text.append(token);
+            listener.onDelta(token);
         }
 
         /** Where the whole answer first reaches one of the request's stop sequences, or -1. */

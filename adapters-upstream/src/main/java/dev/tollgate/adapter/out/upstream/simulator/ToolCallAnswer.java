@@ -103,7 +103,8 @@ record ToolCallAnswer(String id, String name, String arguments) {
         };
     }
 
-    private static String quoted(String text) {
+    /** The text as the inside of a JSON string literal. */
+    static String quoted(String text) {
         return new String(JsonStringEncoder.getInstance().quoteAsString(text));
     }
 }

@@ -48,6 +48,8 @@ class JsonAnswerTest {
         assertEquals(Map.of("answer", "hello \"gateway\""), SchemaSubsetValidator.parse(answer));
         assertEquals(answer, JsonAnswer.answer("{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"n\"}}", 42,
                 "hello \"gateway\""), "json_schema without a schema: any object will do");
+        assertEquals(answer, JsonAnswer.answer("{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"n\","
+                + "\"schema\":null}}", 42, "hello \"gateway\""), "a null schema is no schema");
     }
 
     @Test

@@ -337,4 +337,40 @@ class SimulatorModelProviderTest {
         assertEquals(whole.toolCalls, stopped.toolCalls);
         assertEquals("tool_calls", stopped.finishReason);
     }
+
+    @Test
+    void logprobsComeBeforeEachTextTokenWithTheTokenLeadingItsAlternatives() throws Exception {
+        ChatRequest asked = new ChatRequest(new ModelId("t/sim"), List.of(new ChatMessage("user", "say something",
+                "{\"role\":\"user\",\"content\":\"say something\"}")), 100, null, null, null, null, List.of(),
+                null, true, 3, null, null, null, null, false);
+        RecordingListener answer = run(AT_ONCE, asked);
+        assertEquals(6, answer.deltas.size());
+        assertEquals(answer.deltas.size(), answer.logprobs.size(), "one entry per token");
+        StringBuilder tokens = new StringBuilder();
+        for (int n = 0; n < answer.logprobs.size(); n++) {
+            List<?> content = assertInstanceOf(List.class, SchemaSubsetValidator.parse(answer.logprobs.get(n)));
+            assertEquals(1, content.size());
+            Map<?, ?> entry = assertInstanceOf(Map.class, content.get(0));
+            assertEquals(answer.deltas.get(n), entry.get("token"));
+            tokens.append(entry.get("token"));
+            double logprob = ((Number) entry.get("logprob")).doubleValue();
+            assertTrue(logprob < 0 && logprob >= -0.9, entry.toString());
+            List<?> bytes = (List<?>) entry.get("bytes");
+            assertEquals(answer.deltas.get(n).getBytes(java.nio.charset.StandardCharsets.UTF_8).length, bytes.size());
+            List<?> top = (List<?>) entry.get("top_logprobs");
+            assertEquals(3, top.size());
+            assertEquals(entry.get("token"), ((Map<?, ?>) top.get(0)).get("token"), "the emitted token is the likeliest");
+            double previous = 0;
+            java.util.Set<Object> seen = new java.util.HashSet<>();
+            for (Object alternative : top) {
+                double p = ((Number) ((Map<?, ?>) alternative).get("logprob")).doubleValue();
+                assertTrue(p < previous, top.toString());
+                previous = p;
+                assertTrue(seen.add(((Map<?, ?>) alternative).get("token")), "distinct: " + top);
+            }
+        }
+        assertEquals(answer.text(), tokens.toString());
+        assertEquals(answer.logprobs, run(AT_ONCE, asked).logprobs, "deterministic");
+        assertEquals(List.of(), run(AT_ONCE, request(List.of())).logprobs, "none unless asked");
+    }
 }
