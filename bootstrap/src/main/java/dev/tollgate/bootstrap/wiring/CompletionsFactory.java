@@ -147,9 +147,11 @@ public class CompletionsFactory {
     PlaygroundSettings playgroundSettings(
             @Value("${tollgate.playground.models:tollgate/simulator-free}") List<String> models,
             @Value("${tollgate.playground.max-output-tokens:1024}") int maxOutputTokens,
+            @Value("${tollgate.playground.max-prompt-chars:" + PlaygroundSettings.DEFAULT_MAX_PROMPT_CHARS + "}")
+            long maxPromptChars,
             @Value("${tollgate.playground.user-billed:false}") boolean userBilled) {
         return new PlaygroundSettings(models.stream().map(String::trim).filter(m -> !m.isEmpty()).map(ModelId::new)
-                .toList(), maxOutputTokens, userBilled);
+                .toList(), maxOutputTokens, maxPromptChars, userBilled);
     }
 
     @Singleton

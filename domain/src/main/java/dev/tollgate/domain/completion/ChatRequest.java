@@ -136,6 +136,25 @@ public record ChatRequest(
         return json == null ? null : JsonStrings.mapLiterals(json, sanitiser);
     }
 
+    /**
+     * How many characters of text the request sends upstream: every message's text and JSON extras, the stop
+     * sequences and the definitions ({@code tools}, {@code tool_choice}, {@code response_format}) as written.
+     * Cheap to compute, so a surface can refuse an oversized prompt before anything reads it closely.
+     */
+    public long textLength() {
+        long length = 0;
+        for (ChatMessage message : messages) {
+            length += message.text().length() + message.extra().length();
+        }
+        for (String sequence : stop) {
+            length += sequence.length();
+        }
+        for (String json : new String[] {toolsJson, toolChoiceJson, responseFormatJson}) {
+            length += json == null ? 0 : json.length();
+        }
+        return length;
+    }
+
     /** All message text, for token estimates and the simulator. */
     public String promptText() {
         StringBuilder text = new StringBuilder();

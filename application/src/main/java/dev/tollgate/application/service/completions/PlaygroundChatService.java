@@ -47,6 +47,13 @@ public final class PlaygroundChatService implements PlaygroundChatUseCase {
             throw new ModelNotFoundException(request.model(), settings.freeModels().stream().map(ModelId::value)
                     .collect(Collectors.joining(", ")));
         }
+        // Before anything reads the prompt closely (redaction, the tokenizer): anyone may send these, and the
+        // traffic limits need the token estimate, so an anonymous prompt's size is bounded first.
+        if (request.textLength() > settings.maxPromptChars()) {
+            throw new DomainRuleViolation("messages", "The public playground takes prompts of at most "
+                    + settings.maxPromptChars() + " characters; this one has " + request.textLength()
+                    + ": shorten it, or send it to /v1/chat/completions with an API key");
+        }
         CompletionLauncher.Prepared prepared = launcher.prepare(request.sanitised(redactor),
                 settings.maxOutputTokens(), ON_PLAYGROUND);
         long tokens = prepared.promptTokens() + prepared.maxTokens();

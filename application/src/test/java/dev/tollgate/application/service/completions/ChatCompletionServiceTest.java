@@ -756,7 +756,7 @@ class ChatCompletionServiceTest {
                         p.allPerMinute(), 100, p.allConcurrency(), p.userConcurrency()));
         traffic = new TrafficGuard(new TrafficRules(small), quotas, clock, true);
         PlaygroundChatService playground = new PlaygroundChatService(service(), traffic, settlement -> { },
-                new PlaygroundSettings(List.of(new ModelId("test/solo")), 200, false));
+                new PlaygroundSettings(List.of(new ModelId("test/solo")), 200, 1_000, false));
         TrafficOrigin visitor = new TrafficOrigin("203.0.113.7", "browser-1");
 
         DomainRuleViolation output = assertThrows(DomainRuleViolation.class, () -> playground.startAnonymous(
@@ -772,6 +772,24 @@ class ChatCompletionServiceTest {
         RecordingObserver fits = new RecordingObserver();
         playground.startAnonymous(request("test/solo", PROMPT, 50), newRequestId(), visitor, fits);
         assertEquals(1, alpha.calls().size(), "a request within the budget runs");
+    }
+
+    @Test
+    void anAnonymousPlaygroundPromptOverItsCharacterCapIsRefusedBeforeAnythingReadsIt() {
+        // Anyone may send these: an oversized prompt is refused by its length, before redaction and the tokenizer
+        // (whose cost grows with it) and without touching the traffic limits.
+        PlaygroundChatService playground = new PlaygroundChatService(service(), traffic, settlement -> { },
+                new PlaygroundSettings(List.of(new ModelId("test/solo")), 200, 1_000, false));
+        TrafficOrigin visitor = new TrafficOrigin("203.0.113.8", "browser-2");
+        DomainRuleViolation refused = assertThrows(DomainRuleViolation.class, () -> playground.startAnonymous(
+                request("test/solo", "x".repeat(1_001), 5), newRequestId(), visitor, new RecordingObserver()));
+        assertEquals("messages", refused.field());
+        assertTrue(refused.getMessage().contains("at most 1000 characters; this one has 1001"), refused.getMessage());
+        assertTrue(alpha.calls().isEmpty(), "nothing went upstream");
+
+        RecordingObserver fits = new RecordingObserver();
+        playground.startAnonymous(request("test/solo", "x".repeat(900), 5), newRequestId(), visitor, fits);
+        assertEquals(1, alpha.calls().size(), "a prompt within the cap runs");
     }
 
     @Nested
