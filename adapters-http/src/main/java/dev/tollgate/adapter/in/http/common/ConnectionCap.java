@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * HTTP adapter: at most {@code tollgate.http.max-connections} (10,000) client connections are open at once (reliability
- * goal G15). One more is answered {@code 503 service_unavailable} with {@code Retry-After: 1} and closed, before
- * anything of it is read: without a cap a flood of idle connections would use up the process's file descriptors,
- * and with them the connections to the database and the upstreams that every request needs.
+ * goal G15). One more takes the place of a connection that holds no request ({@link IdleConnections}); when every
+ * connection is at work, it is answered {@code 503 service_unavailable} with {@code Retry-After: 1} and closed,
+ * before anything of it is read: without a cap a flood of idle connections would use up the process's file
+ * descriptors, and with them the connections to the database and the upstreams that every request needs.
  */
 @Singleton
 public final class ConnectionCap implements BeanCreatedEventListener<NettyServerCustomizer.Registry> {
@@ -28,14 +29,17 @@ public final class ConnectionCap implements BeanCreatedEventListener<NettyServer
     private final AtomicInteger open = new AtomicInteger();
     private final JsonMapper json;
     private final Clock clock;
+    private final IdleConnections idle;
 
-    ConnectionCap(@Value("${tollgate.http.max-connections:10000}") int max, JsonMapper json, Clock clock) {
+    ConnectionCap(@Value("${tollgate.http.max-connections:10000}") int max, JsonMapper json, Clock clock,
+            IdleConnections idle) {
         if (max < 1) {
             throw new IllegalArgumentException("tollgate.http.max-connections must be at least 1, was " + max);
         }
         this.max = max;
         this.json = json;
         this.clock = clock;
+        this.idle = idle;
     }
 
     @Override
@@ -81,7 +85,7 @@ public final class ConnectionCap implements BeanCreatedEventListener<NettyServer
             counted = true;
             int now = open.incrementAndGet();
             channel.closeFuture().addListener(closed -> open.decrementAndGet());
-            if (now > max) {
+            if (now > max && !idle.giveUpOneFor(channel)) {
                 // Written below the HTTP codec, straight to the socket: nothing of the connection is read.
                 channel.pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(refusal()))
                         .addListener(written -> RawAnswers.closeLingering(channel, LINGER_MILLIS));

@@ -43,13 +43,16 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
     private final long bodyNanos;
     private final JsonMapper json;
     private final Clock clock;
+    private final IdleConnections connections;
 
     RequestDeadlines(@Value("${tollgate.http.request-head-timeout:10s}") Duration head,
-            @Value("${tollgate.http.request-body-timeout:30s}") Duration body, JsonMapper json, Clock clock) {
+            @Value("${tollgate.http.request-body-timeout:30s}") Duration body, JsonMapper json, Clock clock,
+            IdleConnections connections) {
         this.headNanos = head.toNanos();
         this.bodyNanos = body.toNanos();
         this.json = json;
         this.clock = clock;
+        this.connections = connections;
     }
 
     /**
@@ -90,6 +93,8 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             @Override
             public void handlerAdded(ChannelHandlerContext ctx) {
                 raw = ctx;
+                connections.idle(ctx.channel());
+                ctx.channel().closeFuture().addListener(closed -> connections.closed(ctx.channel()));
             }
 
             @Override
@@ -97,6 +102,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
                 if (!receiving && msg instanceof ByteBuf buf && buf.isReadable()) {
                     receiving = true;
                     headDone = false;
+                    connections.receivingHead(ctx.channel());
                     arm(headNanos);
                 }
                 ctx.fireChannelRead(msg);
@@ -105,6 +111,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 disarm();
+                connections.closed(ctx.channel());
                 ctx.fireChannelInactive();
             }
         };
@@ -114,6 +121,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
                 if (msg instanceof HttpRequest request && !headDone) {
                     headDone = true;
+                    connections.busy(ctx.channel());
                     requests++;
                     path = request.uri();
                     withBody = hasBody(request);
@@ -150,6 +158,10 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
                     ctx.write(msg, promise.unvoid())
                             .addListener(written -> RawAnswers.closeLingering(ctx.channel(), LINGER_MILLIS));
                     return;
+                }
+                if (msg instanceof LastHttpContent && !receiving && answers == requests) {
+                    // The last answer is ending and no request is arriving: the connection rests from here.
+                    connections.idle(ctx.channel());
                 }
                 ctx.write(msg, promise);
             }
