@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.in.managementkey.DisableManagementKeyUseCase;
 import dev.tollgate.domain.account.Email;
@@ -68,6 +69,25 @@ class ManagementAuthE2ETest extends GatewayE2ETest {
                 valid + "x", valid.toUpperCase())) {
             assertEveryRouteAnswers(key, 401, UNAUTHORIZED);
         }
+    }
+
+    @Test
+    void aKeyInTheUrlIs401EvenWithAValidHeader() {
+        // G12: keys only in Authorization. A key in a URL ends up in proxy and browser logs; a request that puts one
+        // there is refused whatever its header says, so the habit fails at once rather than in a leak.
+        String gpm = readWriteKey();
+        assertEquals(200, get("/api/v1/keys?offset=0", gpm).status(), "other parameters are fine");
+        for (String query : List.of("api_key=" + gpm, "key=" + gpm.replace("-", "%2D"), "auth=Bearer%20" + gpm,
+                "token=gp-anything")) {
+            assertManagementError(get("/api/v1/keys?" + query, gpm), 401, UNAUTHORIZED);
+        }
+        Email email = newAccount(true);
+        String gp = (String) createKey(managementKey(email, ManagementAccess.READ_WRITE), "{\"name\":\"url\"}")
+                .json().get("key");
+        assertEquals(200, get("/v1/models", gp).status());
+        Reply inUrl = get("/v1/models?api_key=" + gp, gp);
+        assertEquals(401, inUrl.status(), inUrl.raw().body());
+        assertTrue(inUrl.raw().body().contains("\"code\":\"invalid_api_key\""), inUrl.raw().body());
     }
 
     @Test
