@@ -96,21 +96,50 @@ class RecentApiKeysTest {
     }
 
     @Test
-    void unknownKeysAreNotKeptAndTheSizeIsBounded() {
-        RecentApiKeys recent = new RecentApiKeys(store, clock, Duration.ofSeconds(2), 2);
+    void anUnknownKeyIsRememberedAsUnknownForTheTtlLikeARefusedOne() {
+        // G12: a disabled key and one that never existed are both answered from memory on a repeat, so their
+        // timing does not tell them apart; a client repeating a made-up key costs one lookup per TTL.
+        RecentApiKeys recent = new RecentApiKeys(store, clock, Duration.ofSeconds(2), 10);
         KeyHash unknown = new KeyHash("e".repeat(64));
         assertTrue(recent.find(unknown).isEmpty());
         assertTrue(recent.find(unknown).isEmpty());
-        assertEquals(2, reads.get());
+        assertEquals(1, reads.get());
+        clock.advance(Duration.ofSeconds(2));
+        assertTrue(recent.find(unknown).isEmpty());
+        assertEquals(2, reads.get(), "remembered for less than the TTL, never longer");
 
+        // A key stored under a hash remembered as unknown (only possible in a test: 190 random bits) is found once
+        // forgotten, as every key change forgets the hash, or once the TTL ran out.
+        KeyHash later = new KeyHash("9".repeat(64));
+        assertTrue(recent.find(later).isEmpty());
+        ApiKey created = ApiKey.issue(AccountId.newId(), later, "gp-abc...wxyz", new KeyName("k"), null, null, null,
+                START);
+        store.insert(created);
+        recent.forget(later);
+        assertEquals(created.id(), recent.find(later).orElseThrow().id());
+    }
+
+    @Test
+    void theSizeIsBoundedAndMadeUpKeysCannotCrowdOutRealOnes() {
+        RecentApiKeys recent = new RecentApiKeys(store, clock, Duration.ofSeconds(2), 20);
+        ApiKey real = stored("7", null);
+        recent.find(real.hash());
+        for (int i = 0; i < 100; i++) {
+            recent.find(new KeyHash(String.format("%064x", 1_000 + i))); // made up: at most 2 remembered
+        }
+        reads.set(0);
+        recent.find(real.hash());
+        assertEquals(0, reads.get(), "the real key's entry survived the made-up ones");
+
+        RecentApiKeys small = new RecentApiKeys(store, clock, Duration.ofSeconds(2), 2);
         ApiKey one = stored("1", null);
         ApiKey two = stored("2", null);
         ApiKey three = stored("3", null);
-        recent.find(one.hash());
-        recent.find(two.hash());
-        recent.find(three.hash()); // full: the cache starts over rather than grow
+        small.find(one.hash());
+        small.find(two.hash());
+        small.find(three.hash()); // full: the cache starts over rather than grow
         reads.set(0);
-        recent.find(three.hash());
+        small.find(three.hash());
         assertEquals(0, reads.get());
     }
 
