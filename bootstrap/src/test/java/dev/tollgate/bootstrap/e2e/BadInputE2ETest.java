@@ -354,6 +354,13 @@ class BadInputE2ETest extends GatewayE2ETest {
         assertEquals(400, notANumber.status(), notANumber.text());
         assertTrue(notANumber.body().contains("\"type\":\"invalid_request_error\"")
                 && notANumber.body().contains("not a number: abc"), notANumber.text());
+        // Only HTTP/1.0 and 1.1 are spoken: another version is a 505, in an HTTP/1.1 status line.
+        for (String version : List.of("HTTP/1.2", "HTTP/2.0")) {
+            RawReply other = raw("GET /v1/models " + version, "Authorization: Bearer gp-x");
+            assertEquals(505, other.status(), other.text());
+            assertTrue(other.head().startsWith("HTTP/1.1 505"), other.text());
+            assertTrue(other.body().contains("\"code\":\"http_version_not_supported\""), other.text());
+        }
         // The server is unharmed: the next connection is served as usual.
         assertEquals(200, get("/api/v1/keys", gpm).status());
     }

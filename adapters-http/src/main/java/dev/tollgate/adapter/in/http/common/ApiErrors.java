@@ -114,6 +114,8 @@ public final class ApiErrors {
             case REQUEST_ENTITY_TOO_LARGE -> new ModelError("invalid_request_error", "request_too_large", param);
             case UNSUPPORTED_MEDIA_TYPE -> new ModelError("invalid_request_error", "unsupported_media_type", param);
             case SERVICE_UNAVAILABLE -> new ModelError("api_error", "service_unavailable", param);
+            case HTTP_VERSION_NOT_SUPPORTED -> new ModelError("invalid_request_error", "http_version_not_supported",
+                    param);
             default -> status.getCode() >= 500
                     ? new ModelError("api_error", "internal_error", param)
                     : new ModelError("invalid_request_error", "invalid_request", param);

@@ -41,6 +41,9 @@ import java.util.Locale;
  * <ul>
  * <li>A request line over the codec's limit: {@code 414 URI Too Long}; headers over theirs:
  * {@code 431 Request Header Fields Too Large} (Micronaut would answer both as a 413 about the body).</li>
+ * <li>A request line of an HTTP version other than 1.0 and 1.1 ({@code HTTP/1.2}, {@code HTTP/2.0}, HTTP/2's
+ * prior-knowledge preface {@code PRI * HTTP/2.0}): {@code 505 HTTP Version Not Supported}, answered in HTTP/1.1
+ * (Netty would echo the version it was sent in the status line of an HTTP/1.1 answer).</li>
  * <li>An HTTP/1.1 request without a {@code Host} header, or any with more than one: 400 (RFC 9112 §3.2), as
  * Micronaut would serve it.</li>
  * <li>A request that asks to be told to go on ({@code Expect: 100-continue}) with a {@code Content-Length} over the
@@ -145,6 +148,12 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                 return true;
             }
             String target = request.uri();
+            HttpVersion version = request.protocolVersion();
+            if (!HttpVersion.HTTP_1_1.equals(version) && !HttpVersion.HTTP_1_0.equals(version)) {
+                answer(ctx, controlPlane, HttpStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP version "
+                        + ApiErrors.shown(version.text(), 16) + " is not supported: send HTTP/1.1");
+                return true;
+            }
             // RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with more than one, is a 400.
             int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
             if (hosts > 1 || hosts == 0 && HttpVersion.HTTP_1_1.equals(request.protocolVersion())) {
