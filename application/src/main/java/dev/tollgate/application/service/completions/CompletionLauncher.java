@@ -152,7 +152,8 @@ final class CompletionLauncher {
                 }
             };
             CompletionRun run = new CompletionRun(new CompletionRun.Context(keyHash, prepared.request(), requestId,
-                    prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.maximumCost(),
+                    prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.model().contextLength(),
+                    prepared.maximumCost(),
                     admittedAt, providers, tokens, settleAndForget, clock, timers, blocking, settings, ticket::release,
                     ending),
                     observer);

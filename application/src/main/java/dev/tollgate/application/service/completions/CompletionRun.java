@@ -48,8 +48,9 @@ final class CompletionRun implements RunningCompletion {
      * @param onEnd   runs once when the request is over, before the settlement (gives back traffic slots)
      * @param ending  runs once when the charge is decided, before the client is told (the settlement follows)
      */
+    /** @param contextLength the model's context window: the most prompt tokens a provider can have read */
     record Context(KeyHash keyHash, ChatRequest request, String requestId, List<ProviderRoute> routes,
-            long promptTokens, int maxTokens, Usd hold, Instant admittedAt, ModelProviders providers,
+            long promptTokens, int maxTokens, int contextLength, Usd hold, Instant admittedAt, ModelProviders providers,
             TokenCounter tokens, Consumer<BillingLedger.Settlement> settle, Clock clock,
             ScheduledExecutorService timers, Executor blocking, CompletionSettings settings, Runnable onEnd,
             Runnable ending) {
@@ -340,11 +341,14 @@ final class CompletionRun implements RunningCompletion {
 
     /**
      * A provider's usage with its output capped at the request's allowance ({@code max_tokens}, which the provider
-     * was sent): more cannot have been produced, and the usage the client sees is the one it is billed for.
+     * was sent) and its prompt at the model's context window: more cannot have been produced or read, and the usage
+     * the client sees is the one it is billed for.
      */
     private TokenUsage withinAllowance(TokenUsage reported) {
-        return reported.completionTokens() <= ctx.maxTokens() ? reported
-                : new TokenUsage(reported.promptTokens(), ctx.maxTokens());
+        long prompt = Math.min(reported.promptTokens(), Math.max(ctx.contextLength(), ctx.promptTokens()));
+        long completion = Math.min(reported.completionTokens(), ctx.maxTokens());
+        return prompt == reported.promptTokens() && completion == reported.completionTokens() ? reported
+                : new TokenUsage(prompt, completion);
     }
 
     /**
@@ -391,12 +395,15 @@ final class CompletionRun implements RunningCompletion {
     private void settle(TokenUsage usage, String status, Usd cost) {
         Instant now = ctx.clock().instant();
         long latency = Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
-        BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
-                ctx.keyHash(), ctx.request().model().value(), route.provider().value(), usage, cost,
-                status, now, latency, ttftMillis, ctx.request().stream());
+        // The tokens recorded are the tokens charged for: a request that ended before any output (cancelled while
+        // waiting, failed) charges nothing and records none, in the ledger and in the metrics alike.
         boolean billed = !delivered.isEmpty() || "completed".equals(status);
+        TokenUsage charged = billed ? usage : TokenUsage.NONE;
+        BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
+                ctx.keyHash(), ctx.request().model().value(), route.provider().value(), charged, cost,
+                status, now, latency, ttftMillis, ctx.request().stream());
         tellEnding();
-        observer.onSettled(route.provider().value(), status, billed ? usage : TokenUsage.NONE, cost);
+        observer.onSettled(route.provider().value(), status, charged, cost);
         Runnable end = () -> {
             ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
             ctx.settle().accept(settlement);

@@ -906,6 +906,17 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aReportedPromptBeyondTheContextWindowIsShownAndRecordedAsTheWindow() {
+            // The model's context is 1000 tokens: a provider cannot have read more, whatever it reports.
+            Started started = start("test/solo", 100);
+            alpha.onlyCall().firstByte().delta("x").finish("stop", new TokenUsage(1_000_000_000_000L, 1));
+            InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
+            assertEquals(new TokenUsage(1000, 1), started.observer().result.usage());
+            assertEquals(new TokenUsage(1000, 1), row.usage());
+            assertTrue(row.cost().compareTo(micros(303)) <= 0, "never more than the hold: " + row.cost());
+        }
+
+        @Test
         void withoutReportedUsageThePromptAndTheDeliveredTextAreCounted() {
             Started started = start("test/solo", 100);
             alpha.onlyCall().firstByte().delta("one two").delta(" three");
@@ -1472,6 +1483,7 @@ class ChatCompletionServiceTest {
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
             assertEquals(Usd.ZERO, row.cost());
             assertEquals("cancelled", row.status());
+            assertEquals(TokenUsage.NONE, row.usage(), "the tokens recorded are the tokens charged for: none");
             assertEquals(OPENING_BALANCE, available());
         }
 
