@@ -25,6 +25,11 @@ public final class BehaviourState implements QuotaState {
         return until > now ? until - now : 0;
     }
 
+    /** A cooldown another store reported: it runs here until {@code end} too (a longer one here is kept). */
+    public void holdUntil(long end) {
+        until = Math.max(until, end);
+    }
+
     /** Counts one admitted request; starts the cooldown (for the next request) once a threshold is reached. */
     public void record(long now, long fingerprint, boolean isMinimal) {
         long within = rule.within().toMillis();

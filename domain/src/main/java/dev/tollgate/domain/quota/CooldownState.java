@@ -25,6 +25,11 @@ public final class CooldownState implements QuotaState {
         return until > now ? until - now : 0;
     }
 
+    /** A cooldown another store reported: it runs here until {@code end} too (a longer one here is kept). */
+    public void holdUntil(long end) {
+        until = Math.max(until, end);
+    }
+
     /**
      * Records a request-limit block at {@code now}; when it makes the rule's number of blocks within its window,
      * the cooldown starts now (the blocks are forgotten) and this answers its length in milliseconds, else 0.

@@ -124,6 +124,22 @@ public final class LocalQuotas {
         return slots.isEmpty() ? SlotLease.NONE : new SlotLease("local-" + leases.incrementAndGet(), slots);
     }
 
+    /**
+     * Keeps a cooldown another store refused this demand with (a shared store's decision), so that it still runs
+     * here if this store has to decide alone before it ends.
+     */
+    public void mirrorCooldown(TrafficDemand demand, QuotaDecision.CooldownBlock block, Instant at) {
+        long until = at.toEpochMilli() + block.retryAfter().toMillis();
+        BehaviourSample sample = demand.behaviour();
+        if (block.behavioural()) {
+            if (sample != null && sample.scope().equals(block.scope())) {
+                state(sample.scope().withRule(BEHAVIOUR), () -> new BehaviourState(sample.rule())).holdUntil(until);
+            }
+        } else if (demand.cooldownScopes().contains(block.scope())) {
+            state(block.scope().withRule(COOLDOWN), () -> new CooldownState(demand.cooldown())).holdUntil(until);
+        }
+    }
+
     /** Gives back the slots of an admitted request. Idempotence is the caller's (release each lease once). */
     public void release(SlotLease lease) {
         for (Bucket slot : lease.slots()) {

@@ -87,7 +87,7 @@ public final class ApiErrors {
     /** A number as a person typed it, short, for a message: plain digits when that stays short, else scientific. */
     public static String shown(BigDecimal value) {
         String plain = value.toPlainString();
-        return plain.length() <= 24 ? plain : value.toString();
+        return plain.length() <= 24 ? plain : value.toString().replace('E', 'e'); // as JSON writes it
     }
 
     /** Text a client sent, quoted back in a message: cut after {@code max} characters so the message stays short. */

@@ -129,11 +129,19 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         return fallback(demand, now, null);
     }
 
+    /**
+     * The shared store's decision. A cooldown it refuses with is kept here as well, so that the caller stays refused
+     * for the rest of it if this instance has to decide alone before it ends (an audit's client, told to wait 30 s,
+     * got in at once when the shared store stopped).
+     */
     private QuotaDecision sharedDecision(TrafficDemand demand, Instant now) {
         QuotaDecision decision = shared.decide(demand, now);
         if (unconfirmed) {
             unconfirmed = false;
             LOG.info("The shared rate-limit store answers again; limits are shared across instances again");
+        }
+        if (decision.cooldown() != null) {
+            local.mirrorCooldown(share(demand), decision.cooldown(), now);
         }
         return decision;
     }

@@ -65,6 +65,14 @@ public final class InProcessQuotaCounter implements QuotaCounter {
         return locked(stripesOf(demand), now, () -> quotas.record(demand, now));
     }
 
+    /** Keeps a cooldown another store refused {@code demand} with ({@link LocalQuotas#mirrorCooldown}). */
+    public void mirrorCooldown(TrafficDemand demand, QuotaDecision.CooldownBlock block, Instant now) {
+        locked(stripesOf(demand), now, () -> {
+            quotas.mirrorCooldown(demand, block, now);
+            return null;
+        });
+    }
+
     /**
      * Decides {@code demand} here first and asks {@code other} only if it passes here, as one step for the
      * demand's buckets (their stripes stay locked meanwhile): refused here, it is refused as {@link #decide} would

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.out.QuotaCounter;
+import dev.tollgate.domain.quota.BehaviourRule;
+import dev.tollgate.domain.quota.BehaviourSample;
 import dev.tollgate.domain.quota.Bucket;
 import dev.tollgate.domain.quota.CooldownRule;
 import dev.tollgate.domain.quota.LimitScope;
@@ -309,6 +311,42 @@ class FailoverQuotaCounterTest {
         counter.decide(demand, NOW.plusSeconds(12));
         assertEquals(List.of(new SharedQuotaStore.Cooldown(scope.withRule("cooldown").key(), NOW.plusSeconds(31))),
                 shared.replayedCooldowns, "told with its end");
+    }
+
+    @Test
+    void aCooldownTheSharedStoreRefusedWithStillRefusesWhenThisInstanceDecidesAlone() {
+        // An audit: a client told "paused for 30 s" by the shared store got in at once when the store stopped.
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
+        Bucket scope = new Bucket(LimitScope.KEY, "k", "scope");
+        CooldownRule oneBlock = new CooldownRule(1, Duration.ofMinutes(1), Duration.ofSeconds(30));
+        TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 1, Duration.ofSeconds(10),
+                scope)), List.of(scope), oneBlock, null);
+        assertTrue(counter.decide(demand, NOW).admitted());
+        QuotaDecision started = counter.decide(demand, NOW.plusSeconds(1));
+        assertNotNull(started.cooldown(), "the shared store's block starts the cooldown there");
+        shared.down = true;
+        QuotaDecision alone = counter.decide(demand, NOW.plusSeconds(12)); // the 10 s window is empty again
+        assertFalse(alone.admitted(), "still cooling down here");
+        assertEquals(Duration.ofSeconds(19), alone.cooldown().retryAfter(), "the rest of it: 31 s − 12 s");
+        assertTrue(counter.decide(demand, NOW.plusSeconds(31)).admitted(), "and no longer");
+    }
+
+    @Test
+    void aBehaviouralCooldownTheSharedStoreRefusedWithStillRefusesWhenThisInstanceDecidesAlone() {
+        FailoverQuotaCounter counter = oneInstanceRetryingAtOnce();
+        Bucket triple = new Bucket(LimitScope.KEY_IP, "k|203.0.113.1|m", "behaviour-scope");
+        BehaviourSample same = new BehaviourSample(triple, 42L, false,
+                new BehaviourRule(2, 100, Duration.ofMinutes(1), Duration.ofSeconds(20)));
+        TrafficDemand demand = new TrafficDemand(List.of(new QuotaCheck.Requests(WINDOW, 100, Duration.ofMinutes(1),
+                null)), List.of(), CooldownRule.DEFAULT, same);
+        assertTrue(counter.decide(demand, NOW).admitted());
+        assertTrue(counter.decide(demand, NOW.plusSeconds(1)).admitted(), "the second identical one trips it");
+        QuotaDecision cooling = counter.decide(demand, NOW.plusSeconds(2));
+        assertTrue(cooling.cooldown() != null && cooling.cooldown().behavioural(), "refused by the shared store");
+        shared.down = true;
+        QuotaDecision alone = counter.decide(demand, NOW.plusSeconds(5));
+        assertFalse(alone.admitted(), "still cooling down here");
+        assertEquals(Duration.ofSeconds(16), alone.cooldown().retryAfter(), "until 21 s");
     }
 
     @Test
