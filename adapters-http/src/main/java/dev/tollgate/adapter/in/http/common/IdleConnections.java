@@ -11,15 +11,15 @@ import java.util.concurrent.TimeUnit;
  * closing one that does nothing (reliability goal G15). Without it, one client that opened as many connections as
  * the cap allows and sent nothing (or one request, then nothing) locked every other client out until the idle
  * timeout (5 min) closed them — an audit did it from one address in 1.2 s. Only connections that hold no request
- * are given up: idle ones (before their first byte, or resting between requests), the longest idle first; failing
- * those, one whose request head has been arriving for over a second (a head comes in one packet; a slow one is a
- * slowloris). A connection receiving a body or waiting for its answer (a stream included) is never closed for room.
+ * are given up: idle ones (before their first byte, or resting between requests) for over a second, the longest
+ * idle first (a connection just opened may have its request on the way, not read yet); failing those, one whose
+ * request head has been arriving for over a second (a head comes in one packet; a slow one is a slowloris). A connection receiving a body or waiting for its answer (a stream included) is never closed for room.
  */
 @Singleton
 public final class IdleConnections {
 
-    /** A request head arriving for longer than this may be given up for a new connection. */
-    private static final long SLOW_HEAD_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A connection idle, or its request head arriving, for longer than this may be given up for a new one. */
+    private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private enum Phase { IDLE, HEAD, BUSY }
 
@@ -71,11 +71,13 @@ public final class IdleConnections {
             if (channel == newcomer || !channel.isActive()) {
                 continue;
             }
+            if (now - state.since() <= GRACE_NANOS) {
+                continue;
+            }
             if (state.phase() == Phase.IDLE && state.since() - idleSince < 0) {
                 idlest = channel;
                 idleSince = state.since();
-            } else if (state.phase() == Phase.HEAD && now - state.since() > SLOW_HEAD_NANOS
-                    && state.since() - headSince < 0) {
+            } else if (state.phase() == Phase.HEAD && state.since() - headSince < 0) {
                 slowest = channel;
                 headSince = state.since();
             }
