@@ -111,7 +111,6 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 disarm();
-                connections.closed(ctx.channel());
                 ctx.fireChannelInactive();
             }
         };
