@@ -361,6 +361,15 @@ class BadInputE2ETest extends GatewayE2ETest {
             assertTrue(other.head().startsWith("HTTP/1.1 505"), other.text());
             assertTrue(other.body().contains("\"code\":\"http_version_not_supported\""), other.text());
         }
+        // Methods are case-sensitive: `get` is not GET, and a method HTTP does not define is not implemented (501),
+        // rather than served or called merely not allowed on the route.
+        RawReply lowercase = raw("get /api/v1/keys HTTP/1.1", "Authorization: Bearer " + gpm);
+        assertEquals(501, lowercase.status(), lowercase.text());
+        assertControlPlaneEnvelope(lowercase, 501);
+        assertTrue(lowercase.body().contains("case-sensitive): send GET"), lowercase.text());
+        RawReply unknown = raw("BREW /v1/models HTTP/1.1", "Authorization: Bearer gp-x");
+        assertEquals(501, unknown.status(), unknown.text());
+        assertTrue(unknown.body().contains("\"code\":\"method_not_implemented\""), unknown.text());
         // The server is unharmed: the next connection is served as usual.
         assertEquals(200, get("/api/v1/keys", gpm).status());
     }

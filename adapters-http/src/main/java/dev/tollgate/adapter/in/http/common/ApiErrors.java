@@ -111,6 +111,7 @@ public final class ApiErrors {
             case FORBIDDEN -> new ModelError("permission_error", "forbidden", param);
             case NOT_FOUND -> new ModelError("invalid_request_error", "not_found", param);
             case METHOD_NOT_ALLOWED -> new ModelError("invalid_request_error", "method_not_allowed", param);
+            case NOT_IMPLEMENTED -> new ModelError("invalid_request_error", "method_not_implemented", param);
             case REQUEST_ENTITY_TOO_LARGE -> new ModelError("invalid_request_error", "request_too_large", param);
             case UNSUPPORTED_MEDIA_TYPE -> new ModelError("invalid_request_error", "unsupported_media_type", param);
             case SERVICE_UNAVAILABLE -> new ModelError("api_error", "service_unavailable", param);

@@ -34,6 +34,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * HTTP adapter: request heads the framework cannot turn into a request still get the right status in the envelope
@@ -44,6 +45,10 @@ import java.util.Locale;
  * <li>A request line of an HTTP version other than 1.0 and 1.1 ({@code HTTP/1.2}, {@code HTTP/2.0}, HTTP/2's
  * prior-knowledge preface {@code PRI * HTTP/2.0}): {@code 505 HTTP Version Not Supported}, answered in HTTP/1.1
  * (Netty would echo the version it was sent in the status line of an HTTP/1.1 answer).</li>
+ * <li>A method HTTP does not define, or a defined one spelt in another letter case ({@code get}: methods are
+ * case-sensitive, RFC 9110 §9.1): {@code 501 Not Implemented}. Micronaut would serve {@code get} as {@code GET}
+ * and answer an unknown method with a 405 that lists the route's methods as if the method were merely not allowed
+ * there.</li>
  * <li>An HTTP/1.1 request without a {@code Host} header, or any with more than one: 400 (RFC 9112 §3.2), as
  * Micronaut would serve it.</li>
  * <li>A request that asks to be told to go on ({@code Expect: 100-continue}) with a {@code Content-Length} over the
@@ -62,6 +67,9 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
     private static final String RAW = "tollgate-unreadable-heads-raw";
     private static final String DECODED = "tollgate-unreadable-heads-decoded";
     private static final byte[] CONTROL_PLANE = "/api/".getBytes(StandardCharsets.US_ASCII);
+    /** The methods RFC 9110 defines, and PATCH (RFC 5789): any other is not implemented here. */
+    private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS",
+            "TRACE", "PATCH");
 
     private final JsonMapper json;
     private final Clock clock;
@@ -152,6 +160,14 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
             if (!HttpVersion.HTTP_1_1.equals(version) && !HttpVersion.HTTP_1_0.equals(version)) {
                 answer(ctx, controlPlane, HttpStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP version "
                         + ApiErrors.shown(version.text(), 16) + " is not supported: send HTTP/1.1");
+                return true;
+            }
+            String method = request.method().name();
+            if (!METHODS.contains(method)) {
+                answer(ctx, controlPlane, HttpStatus.NOT_IMPLEMENTED, "Method " + ApiErrors.shown(method, 24)
+                        + " is not implemented" + (METHODS.contains(method.toUpperCase(Locale.ROOT))
+                        ? " (methods are case-sensitive): send " + method.toUpperCase(Locale.ROOT)
+                        : ": send GET, POST, PATCH or DELETE, as the route takes"));
                 return true;
             }
             // RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with more than one, is a 400.
