@@ -1,7 +1,9 @@
 package dev.tollgate.adapter.out.upstream.anthropic;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
+import dev.tollgate.adapter.out.upstream.common.JsonValues;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
+import dev.tollgate.adapter.out.upstream.common.ToolCallIds;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -107,7 +109,11 @@ public final class AnthropicModelProvider implements ModelProvider {
                 return;
             }
             if (line.isEmpty()) {
-                eventEnded("event"); // the blank line after an event: its data lines had to make one
+                // The blank line after an event: its data lines, if several, had to make one.
+                Map<String, Object> event = eventEnded("event", this::readEvent);
+                if (event != null) {
+                    handle(event);
+                }
                 return;
             }
             if (!line.startsWith("data:")) {
@@ -121,16 +127,21 @@ public final class AnthropicModelProvider implements ModelProvider {
                 alive(); // an event without data: nothing to read, but the provider is there
                 return;
             }
-            Map<String, Object> event = readData(data, text -> {
-                Map<String, Object> read = json.readValue(text, Argument.mapOf(String.class, Object.class));
-                if (read == null) {
-                    throw new IOException("an event is a JSON object");
-                }
-                return read;
-            });
-            if (event == null) {
-                return;
+            Map<String, Object> event = readData(data, this::readEvent);
+            if (event != null) {
+                handle(event);
             }
+        }
+
+        private Map<String, Object> readEvent(String text) throws IOException {
+            Map<String, Object> read = json.readValue(text, Argument.mapOf(String.class, Object.class));
+            if (read == null) {
+                throw new IOException("an event is a JSON object");
+            }
+            return read;
+        }
+
+        private void handle(Map<String, Object> event) {
             String type = String.valueOf(event.get("type"));
             switch (type) {
                 case "message_start" -> {
@@ -161,33 +172,46 @@ public final class AnthropicModelProvider implements ModelProvider {
         }
 
         @Override
+        public synchronized void ended() {
+            if (open() && dataPending()) {
+                line(""); // a body that ends without the blank line after its last event: that event ends too
+            }
+            super.ended();
+        }
+
+        @Override
         protected int meaning(int status, String body) {
             // "Your credit balance is too low to access the Anthropic API": the operator's account, as a 402.
             return status == 400 && body != null && body.contains("credit balance is too low") ? 402 : status;
         }
 
         private void usage(Map<?, ?> usage) {
+            // Counts as written: one too large to be a count is the largest (what is billed is capped by the run).
             if (usage.get("input_tokens") instanceof Number in) {
-                inputTokens = in.longValue();
+                inputTokens = JsonValues.count(in);
             }
             if (usage.get("output_tokens") instanceof Number out) {
-                outputTokens = out.longValue();
+                outputTokens = JsonValues.count(out);
             }
             if (usage.get("cache_creation_input_tokens") instanceof Number written) {
-                cacheCreationTokens = written.longValue();
+                cacheCreationTokens = JsonValues.count(written);
             }
             if (usage.get("cache_read_input_tokens") instanceof Number read) {
-                cacheReadTokens = read.longValue();
+                cacheReadTokens = JsonValues.count(read);
             }
         }
 
         private void blockStart(Map<String, Object> event) {
             if (event.get("content_block") instanceof Map<?, ?> block && "tool_use".equals(block.get("type"))) {
-                int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();
+                if (!(block.get("name") instanceof String toolName) || toolName.isEmpty()) {
+                    malformed("a tool call without a name");
+                    return;
+                }
+                int blockIndex = blockIndex(event);
                 int toolIndex = toolIndexByBlock.size();
                 toolIndexByBlock.put(blockIndex, toolIndex);
                 Map<String, Object> function = new LinkedHashMap<>();
-                function.put("name", block.get("name"));
+                function.put("name", toolName);
                 String input = "";
                 if (block.get("input") instanceof Map<?, ?> given && !given.isEmpty()) {
                     // The whole input at once (a provider that sends no input_json_delta for it).
@@ -202,7 +226,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                 function.put("arguments", input);
                 Map<String, Object> call = new LinkedHashMap<>();
                 call.put("index", toolIndex);
-                call.put("id", block.get("id"));
+                call.put("id", block.get("id") instanceof String id && !id.isEmpty() ? id : ToolCallIds.generated());
                 call.put("type", "function");
                 call.put("function", function);
                 toolCalls(call);
@@ -226,8 +250,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                 text(AnswerChannel.REASONING, thinking);
             } else if ("input_json_delta".equals(delta.get("type"))
                     && delta.get("partial_json") instanceof String partial) {
-                int blockIndex = ((Number) event.getOrDefault("index", 0)).intValue();
-                Integer toolIndex = toolIndexByBlock.get(blockIndex);
+                Integer toolIndex = toolIndexByBlock.get(blockIndex(event));
                 if (toolIndex != null && !partial.isEmpty()) {
                     toolsWithArguments.add(toolIndex);
                     Map<String, Object> call = new LinkedHashMap<>();
@@ -240,7 +263,13 @@ public final class AnthropicModelProvider implements ModelProvider {
 
         /** A tool called without input: its arguments are the empty object, as OpenAI sends them, never "". */
         private void blockStop(Map<String, Object> event) {
-            noInput(toolIndexByBlock.get(((Number) event.getOrDefault("index", 0)).intValue()));
+            noInput(toolIndexByBlock.get(blockIndex(event)));
+        }
+
+        /** The content block an event is about: its {@code index}, 0 when it has none that is a number. */
+        private static int blockIndex(Map<String, Object> event) {
+            return event.get("index") instanceof Number index ? (int) Math.min(Integer.MAX_VALUE,
+                    JsonValues.count(index)) : 0;
         }
 
         private void noInput(Integer toolIndex) {
@@ -264,11 +293,19 @@ public final class AnthropicModelProvider implements ModelProvider {
             toolIndexByBlock.values().forEach(this::noInput); // a block that ended without its content_block_stop
             // Cached prompt tokens count as prompt tokens at the route's input price (docs/decisions.md).
             TokenUsage usage = inputTokens >= 0 && outputTokens >= 0
-                    ? new TokenUsage(inputTokens + Math.max(0, cacheCreationTokens) + Math.max(0, cacheReadTokens),
-                            outputTokens)
+                    ? new TokenUsage(saturated(inputTokens, cacheCreationTokens, cacheReadTokens), outputTokens)
                     : null;
             finish(finishReason(stopReason), usage);
         }
+    }
+
+    /** The prompt's tokens: the input and those written to and read from the cache, at most the largest count. */
+    private static long saturated(long input, long cacheWritten, long cacheRead) {
+        long sum = input;
+        for (long part : new long[] {cacheWritten, cacheRead}) {
+            sum = part <= 0 ? sum : Long.MAX_VALUE - sum < part ? Long.MAX_VALUE : sum + part;
+        }
+        return sum;
     }
 
     /** Anthropic stop reasons in chat-completions terms. */

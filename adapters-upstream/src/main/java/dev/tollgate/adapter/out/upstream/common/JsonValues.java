@@ -76,9 +76,54 @@ public final class JsonValues {
         } else if (value instanceof BigInteger integer) {
             generator.writeNumber(integer);
         } else if (value instanceof BigDecimal decimal) {
-            generator.writeNumber(decimal.toPlainString()); // never 1E+2
+            generator.writeNumber(plainIfShort(decimal));
         } else {
             generator.writeNull();
         }
+    }
+
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+
+    /**
+     * A count a provider reported (tokens): the number rounded down, {@link Long#MAX_VALUE} for a larger one (an
+     * absurd count is the provider's, not unreadable: the run caps what it bills), -1 for a negative one or none.
+     * Its exponent is compared, never expanded: {@code 1e999999999} is a few bytes.
+     */
+    public static long count(Object value) {
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return Math.max(-1, ((Number) value).longValue());
+        }
+        BigDecimal number;
+        if (value instanceof Double || value instanceof Float) {
+            double d = ((Number) value).doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                return d == Double.POSITIVE_INFINITY ? Long.MAX_VALUE : -1;
+            }
+            number = BigDecimal.valueOf(d);
+        } else if (value instanceof BigDecimal decimal) {
+            number = decimal;
+        } else if (value instanceof BigInteger integer) {
+            number = new BigDecimal(integer);
+        } else {
+            return -1;
+        }
+        if (number.signum() < 0) {
+            return -1;
+        }
+        if (number.compareTo(LONG_MAX) >= 0) {
+            return Long.MAX_VALUE;
+        }
+        // Below one is nothing; from one on, the fraction is short (a long one would be that long as text).
+        return number.compareTo(BigDecimal.ONE) < 0 ? 0 : number.longValue();
+    }
+
+    /**
+     * A decimal as JSON text: plainly ({@code 100}, never {@code 1E+2}) unless that is long — a provider's
+     * {@code 1e999999999} is a few bytes, its plain digits a gigabyte — then as JSON's exponent form.
+     */
+    static String plainIfShort(BigDecimal decimal) {
+        long scale = decimal.scale();
+        long plainDigits = scale <= 0 ? decimal.precision() - scale : Math.max(decimal.precision(), scale) + 1;
+        return plainDigits <= 64 ? decimal.toPlainString() : decimal.toString();
     }
 }

@@ -124,40 +124,50 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
 
     /**
      * Reads the text of one {@code data:} line as an event. SSE joins the data lines of one event with a line feed,
-     * so an event may come over several lines: each line is read together with the lines of its event before it, as
-     * soon as it arrives (a provider that sends an event per line is passed on without waiting for the blank line
-     * that ends it). Null while the lines so far make no event; then the event's end ({@link #eventEnded}) tells
-     * whether they ever did.
+     * so an event may come over several lines. A line that is an event on its own is read as soon as it arrives (a
+     * provider that sends an event per line is passed on without waiting for the blank line that ends it); one that
+     * is not starts an event of several lines, whose lines are kept — not read again with each further line, which
+     * would take time growing with the square of their number — until the blank line ends it
+     * ({@link #eventEnded}). Null while there is no event yet.
      */
     protected final <T> T readData(String data, DataReader<T> reader) {
-        String text = pendingData == null ? data : pendingData.append('\n').append(data).toString();
-        try {
-            T event = reader.read(text);
-            pendingData = null;
-            return event;
-        } catch (IOException e) {
-            if (text.length() > SseLineSplitter.MAX_LINE) {
+        if (pendingData != null) {
+            if (pendingData.length() + 1 + data.length() > SseLineSplitter.MAX_LINE) {
+                pendingData = null;
                 malformed("an event longer than " + SseLineSplitter.MAX_LINE + " bytes (the gateway's limit)");
-            } else if (pendingData == null) {
-                pendingData = new StringBuilder(text); // perhaps the first line of several: read on
+            } else {
+                pendingData.append('\n').append(data);
             }
+            return null;
+        }
+        try {
+            return reader.read(data);
+        } catch (IOException e) {
+            pendingData = new StringBuilder(data); // perhaps the first line of several: read at the event's end
             return null;
         }
     }
 
-    /** Whether data lines of an unfinished event are waiting for the next ({@link #readData}). */
+    /** Whether data lines of an unfinished event are waiting for its end ({@link #readData}). */
     protected final boolean dataPending() {
         return pendingData != null;
     }
 
     /**
-     * A blank line ended an event: if its data lines made no event, the provider sent something unreadable and
-     * the stream fails.
+     * A blank line ended an event: the event its data lines make together if they were several (null if there were
+     * none waiting); if they make none, the provider sent something unreadable and the stream fails.
      */
-    protected final void eventEnded(String what) {
-        if (pendingData != null) {
-            pendingData = null;
+    protected final <T> T eventEnded(String what, DataReader<T> reader) {
+        if (pendingData == null) {
+            return null;
+        }
+        String text = pendingData.toString();
+        pendingData = null;
+        try {
+            return reader.read(text);
+        } catch (IOException e) {
             fail(ModelProvider.UpstreamFailure.brokenAnswer("unreadable " + what + " from " + provider));
+            return null;
         }
     }
 

@@ -48,7 +48,7 @@ public final class StreamingExchange {
         String value = header.strip();
         Duration wait;
         try {
-            BigDecimal seconds = new BigDecimal(value);
+            BigDecimal seconds = decimal(value);
             if (seconds.signum() <= 0 || seconds.compareTo(BigDecimal.valueOf(86_400L * 366)) > 0) {
                 return seconds.signum() <= 0 ? null : Duration.ofDays(366);
             }
@@ -62,6 +62,20 @@ public final class StreamingExchange {
             }
         }
         return wait.isNegative() || wait.isZero() ? null : wait;
+    }
+
+    /**
+     * Digits with an optional fraction: how a delay is written. No exponent and no sign: {@code 1e-999999999} is
+     * a few bytes whose rounding to milliseconds would take minutes, and {@code 1e999999999} cannot be scaled.
+     */
+    private static final java.util.regex.Pattern DECIMAL = java.util.regex.Pattern.compile("[0-9]+(\\.[0-9]+)?");
+
+    /** A delay written as a decimal number ({@link #DECIMAL}). */
+    static BigDecimal decimal(String text) {
+        if (!DECIMAL.matcher(text).matches()) {
+            throw new NumberFormatException("not digits with an optional fraction: " + text);
+        }
+        return new BigDecimal(text);
     }
 
     /** An upstream error body, on one line and short enough for a message. */

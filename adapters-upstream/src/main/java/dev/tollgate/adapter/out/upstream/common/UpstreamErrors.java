@@ -23,26 +23,48 @@ public final class UpstreamErrors {
     private static final Pattern AWS_KEY = Pattern.compile("\\b(AKIA|ASIA)[0-9A-Z]{16}\\b");
     private static final Pattern SECRET_PARAMETER = Pattern.compile(
             "(?i)\\b(password|passwd|secret|token|api_key|apikey|key)=[^\\s&\"',;)]+");
-    private static final Pattern IPV6 = Pattern.compile("\\[[0-9a-fA-F:.%]*:[0-9a-fA-F:.%]*\\](:\\d+)?");
+    private static final Pattern IPV6 = Pattern.compile("\\[[0-9a-fA-F.%]*+:[0-9a-fA-F:.%]*+\\](:\\d+)?");
     /**
      * Three or more labels ending in a lower-case one: not a field path with an index ({@code messages.0.content}:
      * a label of digits only) nor a Java class name ({@code java.net.ConnectException}, {@code io.netty.channel.X}:
-     * an upper-case or a further label after it), which the client and the operator need to read.
+     * an upper-case or a further label after it), which the client and the operator need to read. A label is read
+     * one way only (digits, then a letter or hyphen, then the rest, none given back): read as "any characters around
+     * a letter", a provider's text such as {@code a-a-a-…} was tried every way of splitting it, for seconds. At most
+     * 126 labels before the last, as in DNS: Java's matcher goes one call deeper for each repetition of a group, and
+     * a text of thousands of labels overflowed its stack.
      */
     private static final Pattern HOST = Pattern.compile(
-            "\\b(?:(?i:[a-z0-9-]*[a-z-][a-z0-9-]*)\\.){2,}[a-z]{2,}(?::\\d+)?\\b(?!\\.?[A-Za-z0-9_])");
+            "\\b(?:(?i:[0-9]*+[a-z-][a-z0-9-]*+)\\.){2,126}[a-z]{2,}(?::\\d+)?\\b(?!\\.?[A-Za-z0-9_])");
     private static final Pattern LONG_TOKEN = Pattern.compile("\\b[A-Za-z0-9_\\-]{32,}\\b");
-    private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*://[^\\s\"'<>]+");
+    private static final Pattern URL = Pattern.compile("(?i)\\b[a-z][a-z0-9+.\\-]*+://[^\\s\"'<>]+");
     private static final Pattern IPV4 = Pattern.compile("\\b\\d{1,3}(\\.\\d{1,3}){3}(:\\d+)?\\b");
     private static final java.util.List<Set<String>> MESSAGE_MEMBERS = java.util.List.of(Set.of("message"),
             Set.of("error"), Set.of("detail"), Set.of("msg"));
 
+    /**
+     * How much of a provider's text is masked and kept: more than a client's message or a log line shows
+     * ({@link StreamingExchange#abbreviate}: 300 characters) even when masks shorten it, and little enough that no
+     * text a provider sends keeps the event loop busy.
+     */
+    static final int MASKED_AT_MOST = 4096;
+
     private UpstreamErrors() {
     }
 
-    /** The text with credentials, URLs, host names and IP addresses in it masked. */
+    /**
+     * The text with credentials, URLs, host names and IP addresses in it masked; a text longer than
+     * {@value #MASKED_AT_MOST} characters loses the rest, and the word the cut falls into, first.
+     */
     public static String mask(String text) {
-        String masked = BEARER.matcher(text).replaceAll("$1 [masked]");
+        String kept = text;
+        if (text.length() > MASKED_AT_MOST) {
+            int end = MASKED_AT_MOST;
+            while (end > 0 && !Character.isWhitespace(text.charAt(end))) {
+                end--; // a credential cut in two might not look like one any more
+            }
+            kept = (end == 0 ? text.substring(0, MASKED_AT_MOST) : text.substring(0, end)) + " ...";
+        }
+        String masked = BEARER.matcher(kept).replaceAll("$1 [masked]");
         masked = SECRET_PARAMETER.matcher(masked).replaceAll("$1=[masked]");
         masked = KEY.matcher(masked).replaceAll("[key]");
         masked = AWS_KEY.matcher(masked).replaceAll("[key]");

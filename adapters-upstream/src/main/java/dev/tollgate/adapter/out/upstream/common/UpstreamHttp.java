@@ -372,7 +372,7 @@ public final class UpstreamHttp implements AutoCloseable {
                 String millis = headers.get(name);
                 if (millis != null) {
                     try {
-                        return new java.math.BigDecimal(millis.strip()).movePointLeft(3).toPlainString();
+                        return StreamingExchange.decimal(millis.strip()).movePointLeft(3).toPlainString();
                     } catch (NumberFormatException ignored) {
                         // not a number: as if absent
                     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.tollgate.adapter.out.upstream.common.JsonValues;
+import dev.tollgate.adapter.out.upstream.common.ToolCallIds;
 import java.io.IOException;
 import java.io.StringWriter;
 
@@ -46,6 +47,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         private int next;
         private int last = -1;
         private String lastId;
+        private final java.util.Set<Integer> opened = new java.util.HashSet<>();
 
         /**
          * The index of a call: its own, or — without one — a new call's when it carries an id other than the last
@@ -66,6 +68,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 lastId = text;
             }
             return index;
+        }
+
+        /** Whether this is the first delta of the call at {@code index}: the one that must carry its id and type. */
+        boolean opens(int index) {
+            return opened.add(index);
         }
     }
 
@@ -154,11 +161,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 String field = parser.currentName();
                 JsonToken token = parser.nextToken();
                 if (token.isNumeric() && field.equals("prompt_tokens")) {
-                    prompt = parser.getValueAsLong();
+                    prompt = count(parser, token);
                 } else if (token.isNumeric() && field.equals("completion_tokens")) {
-                    completion = parser.getValueAsLong();
+                    completion = count(parser, token);
                 } else if (token.isNumeric() && field.equals("total_tokens")) {
-                    total = parser.getValueAsLong();
+                    total = count(parser, token);
                 } else {
                     parser.skipChildren();
                 }
@@ -167,8 +174,14 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 promptTokens = prompt;
                 // Servers in front of Gemini leave reasoning out of completion_tokens but count it in total_tokens:
                 // what the provider bills is the larger (docs/decisions.md).
-                completionTokens = total > prompt + completion ? total - prompt : completion;
+                completionTokens = total - prompt > completion ? total - prompt : completion;
             }
+        }
+
+        /** A token count as the provider wrote it ({@link JsonValues#count}: too large to be one is the largest). */
+        private static long count(JsonParser parser, JsonToken token) throws IOException {
+            return JsonValues.count(token == JsonToken.VALUE_NUMBER_INT ? parser.getBigIntegerValue()
+                    : parser.getDecimalValue());
         }
 
         void groq(JsonParser parser, JsonToken value) throws IOException {
@@ -278,7 +291,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         /**
          * Tool-call deltas in the shape the SDKs parse: each with its {@code index} (given one when the server sent
          * none, {@link ToolCallIndexes}), and without members that are null (a continuation delta of some servers
-         * repeats {@code "id": null, "function": {"name": null}}, which @openrouter/sdk refuses).
+         * repeats {@code "id": null, "function": {"name": null}}, which @openrouter/sdk refuses). A call's first
+         * delta has a string {@code id} (one made up if the server sent none: the SDKs refuse a call without one and
+         * the client's answer to it names it) and {@code "type": "function"}; a function's {@code name} is a string
+         * or left out, its {@code arguments} a string — JSON text for a server that sent them as an object. What
+         * else a server sends with a call (Gemini's {@code extra_content}) is passed on.
          */
         private String toolCalls(JsonParser parser) throws IOException {
             StringWriter out = new StringWriter();
@@ -293,14 +310,48 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     @SuppressWarnings("unchecked")
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
+                    int index = indexes.of(call.remove("index"), call.get("id"));
+                    boolean first = indexes.opens(index);
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
-                    shaped.put("index", java.math.BigInteger.valueOf(indexes.of(call.remove("index"), call.get("id"))));
+                    shaped.put("index", java.math.BigInteger.valueOf(index));
+                    Object id = call.remove("id");
+                    if (id instanceof String text && !text.isEmpty()) {
+                        shaped.put("id", id);
+                    } else if (first) {
+                        shaped.put("id", ToolCallIds.generated());
+                    }
+                    if (call.remove("type") != null || first) {
+                        shaped.put("type", "function");
+                    }
+                    if (call.remove("function") instanceof java.util.Map<?, ?> function) {
+                        shaped.put("function", function(function));
+                    }
                     shaped.putAll(call);
                     JsonValues.write(generator, shaped);
                 }
                 generator.writeEndArray();
             }
             return out.toString();
+        }
+
+        /** A call's function with a string name (or none) and string arguments (or none). */
+        private static java.util.Map<String, Object> function(java.util.Map<?, ?> given) throws IOException {
+            java.util.Map<String, Object> function = new java.util.LinkedHashMap<>();
+            given.forEach((member, value) -> function.put(member.toString(), value));
+            if (!(function.get("name") instanceof String)) {
+                function.remove("name");
+            }
+            Object arguments = function.get("arguments");
+            if (arguments instanceof java.util.Map<?, ?> || arguments instanceof java.util.List<?>) {
+                StringWriter text = new StringWriter();
+                try (JsonGenerator generator = JSON.createGenerator(text)) {
+                    JsonValues.write(generator, arguments);
+                }
+                function.put("arguments", text.toString());
+            } else if (!(arguments instanceof String)) {
+                function.remove("arguments");
+            }
+            return function;
         }
 
         /** A value without the members and items that are null (at every depth). */

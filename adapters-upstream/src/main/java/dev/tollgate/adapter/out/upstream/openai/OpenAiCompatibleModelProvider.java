@@ -192,7 +192,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 return;
             }
             if (line.isEmpty()) {
-                eventEnded("chunk"); // the blank line after an event: its data lines had to make a chunk
+                // The blank line after an event: its data lines, if several, had to make a chunk.
+                OpenAiChunk chunk = eventEnded("chunk", text -> OpenAiChunk.read(text, toolIndexes));
+                if (chunk != null) {
+                    handle(chunk);
+                }
                 return;
             }
             if (!line.startsWith("data:")) {
@@ -213,9 +217,12 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 }
             }
             OpenAiChunk chunk = readData(data, text -> OpenAiChunk.read(text, toolIndexes));
-            if (chunk == null) {
-                return;
+            if (chunk != null) {
+                handle(chunk);
             }
+        }
+
+        private void handle(OpenAiChunk chunk) {
             if (chunk.error() != null) {
                 // A provider may say in its stream that it is rate limited: capacity, as a 429 status would be.
                 reportedError(chunk.rateLimited() ? 429 : 502, chunk.rateLimited(), chunk.error());
@@ -254,6 +261,9 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
         @Override
         public synchronized void ended() {
+            if (open() && dataPending()) {
+                line(""); // a body that ends without the blank line after its last event: that event ends too
+            }
             // Some servers end the body right after the finishing chunk without [DONE]: that answer is complete.
             if (open() && finishReason != null) {
                 finish(finishReason, usage);

@@ -2,6 +2,7 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
@@ -114,6 +115,49 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertTrue(all.contains("\"arguments\":\"{\\\"city\\\":\\\"Rome\\\"}\""), all);
         assertFalse(all.contains("\"arguments\":\"{}\""), "no empty object after it, even without a block stop: "
                 + all);
+    }
+
+    @Test
+    void aToolCallWithoutAnIdGetsOneAndOneWithoutANameIsABrokenAnswer() throws Exception {
+        // A fuzzing audit: id and name were passed on as null, and an index written as a string threw.
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":\"0\",\"content_block\":{\"type\":\"tool_use\","
+                        + "\"name\":\"weather\",\"input\":{}}}",
+                "{\"type\":\"content_block_delta\",\"index\":null,\"delta\":{\"type\":\"input_json_delta\","
+                        + "\"partial_json\":\"{}\"}}",
+                "{\"type\":\"content_block_stop\"}",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}",
+                "{\"type\":\"message_stop\"}")));
+        RecordingListener recorder = callAndWait();
+        assertNull(recorder.failure);
+        assertTrue(recorder.toolCalls.get(0).matches("\\[\\{\"index\":0,\"id\":\"call_[A-Za-z0-9]{24}\",\"type\":"
+                + "\"function\",\"function\":\\{\"name\":\"weather\",\"arguments\":\"\"}}]"), recorder.toolCalls.get(0));
+        assertEquals("{}", String.join("", recorder.toolCalls).replaceAll(".*\"arguments\":\"([^\"]*)\".*", "$1"));
+
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\","
+                        + "\"id\":\"toolu_1\",\"input\":{}}}",
+                "{\"type\":\"message_stop\"}")));
+        recorder = callAndWait();
+        assertEquals("stub sent a tool call without a name", recorder.failure.message());
+        assertTrue(recorder.toolCalls.isEmpty());
+    }
+
+    @Test
+    void usageTooLargeToBeACountIsTheLargestNotAWrappedNumber() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,"
+                        + "\"cache_creation_input_tokens\":9223372036854775807,"
+                        + "\"cache_read_input_tokens\":1e30,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}",
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                        + "\"usage\":{\"output_tokens\":100000000000000000000000}}",
+                "{\"type\":\"message_stop\"}")));
+        RecordingListener recorder = callAndWait();
+        assertEquals(Long.MAX_VALUE, recorder.usage.promptTokens(), "not overflowed into a negative count");
+        assertEquals(Long.MAX_VALUE, recorder.usage.completionTokens(), "not its low 64 bits");
     }
 
     @Test

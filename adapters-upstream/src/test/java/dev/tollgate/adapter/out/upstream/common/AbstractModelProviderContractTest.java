@@ -164,6 +164,41 @@ public abstract class AbstractModelProviderContractTest {
     }
 
     @Test
+    void anEventOfManyDataLinesIsReadOnceAtItsEndNotAgainWithEachLine() throws Exception {
+        // An audit: each line was read again with all the lines before it, so 60,000 lines whose text so far was
+        // a valid start of JSON kept the event loop busy for half a minute.
+        List<String> events = new ArrayList<>(textStream(List.of("one")));
+        int at = events.indexOf(textPiece("one"));
+        String piece = events.get(at);
+        StringBuilder lines = new StringBuilder(piece.substring(0, piece.length() - 1)).append(",\"x\":[{}");
+        lines.append("\ndata: ,{}".repeat(60_000)).append("\ndata: ]}");
+        events.set(at, lines.toString());
+        handler.set(exchange -> sse(exchange, events));
+        RecordingListener recorder = callAndWait();
+        assertNull(recorder.failure);
+        assertEquals(List.of("one"), recorder.deltas);
+        assertNotNull(recorder.finishReason);
+    }
+
+    @Test
+    void anEventOfSeveralLinesThatTheBodyEndsWithoutABlankLineIsStillRead() throws Exception {
+        List<String> events = new ArrayList<>(truncatedStream());
+        String last = textPiece("tail");
+        int cut = last.indexOf(',') + 1;
+        handler.set(exchange -> {
+            OutputStream out = openStream(exchange);
+            for (String event : events) {
+                out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+            out.write(("data: " + last.substring(0, cut) + "\ndata: " + last.substring(cut) + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+        });
+        RecordingListener recorder = callAndWait();
+        assertEquals(List.of("par", "tail"), recorder.deltas);
+        assertNotNull(recorder.failure, "cut before its end: a failure after the output");
+    }
+
+    @Test
     void anUnreadableEventIsAFailureOnceItEnds() throws Exception {
         List<String> events = new ArrayList<>(truncatedStream());
         events.add("{\"choices\":[");
@@ -264,6 +299,17 @@ public abstract class AbstractModelProviderContractTest {
             exchange.sendResponseHeaders(429, -1);
         });
         assertEquals(Duration.ofSeconds(45), callAndWait().failure.retryAfter());
+
+        // One that is no delay is as if absent: still a rate limit, not an unreachable provider (an audit saw
+        // 1e999999999 throw while it was scaled, and the 429 reported as "unreachable").
+        handler.set(exchange -> {
+            exchange.getResponseHeaders().set("retry-after-ms", "1e999999999");
+            exchange.sendResponseHeaders(429, -1);
+        });
+        RecordingListener limited = callAndWait();
+        assertEquals(429, limited.failure.status());
+        assertTrue(limited.failure.rateLimited());
+        assertNull(limited.failure.retryAfter());
     }
 
     @Test
@@ -314,6 +360,10 @@ public abstract class AbstractModelProviderContractTest {
         assertNull(StreamingExchange.retryAfter("0", now));
         assertNull(StreamingExchange.retryAfter("-3", now));
         assertNull(StreamingExchange.retryAfter("soon", now));
+        // An audit: a tiny or a huge exponent was expanded to its digits, for seconds, or could not be scaled.
+        assertNull(StreamingExchange.retryAfter("1e-999999999", now), "not how a delay is written");
+        assertNull(StreamingExchange.retryAfter("1e999999999", now));
+        assertEquals(Duration.ofDays(366), StreamingExchange.retryAfter("9".repeat(40), now), "at most a year");
         assertNull(StreamingExchange.retryAfter(null, now));
     }
 

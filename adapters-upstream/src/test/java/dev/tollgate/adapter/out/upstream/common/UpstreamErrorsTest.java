@@ -37,6 +37,28 @@ class UpstreamErrorsTest {
     }
 
     @Test
+    void textThatCouldBeSplitManyWaysIsMaskedInOnePassAndALongTextIsCutFirst() {
+        // A fuzzing audit: "a-" a thousand times kept the host pattern trying every split of it for 14 seconds,
+        // on the event loop. Each of these is read one way now; the assertions say what the masks made of it.
+        assertEquals("[token]-", UpstreamErrors.mask("a-".repeat(1000)));
+        String labels = "a.".repeat(1500) + "x";
+        assertEquals(labels, UpstreamErrors.mask(labels), "no host: its last label is one letter");
+        assertEquals("[host]", UpstreamErrors.mask("a-b.".repeat(100) + "com"));
+        // More labels than DNS allows overflowed the matcher's stack: the last 126 and the top level are one host.
+        assertTrue(UpstreamErrors.mask("a-b.".repeat(900) + "com").endsWith("a-b.[host]"));
+        String colons = "[" + ":".repeat(3000);
+        assertEquals(colons, UpstreamErrors.mask(colons));
+        assertEquals("[key]", UpstreamErrors.mask("sk-" + "x.".repeat(1500) + "x"));
+        String words = "see https://internal.example/x " + "word ".repeat(2000);
+        String masked = UpstreamErrors.mask(words + "sk-" + "k".repeat(40));
+        assertTrue(masked.startsWith("see [url] word word "), masked);
+        assertTrue(masked.endsWith("word ..."), "cut at a word's end: " + masked.substring(masked.length() - 20));
+        assertTrue(masked.length() < UpstreamErrors.MASKED_AT_MOST + 10, "cut before masking");
+        String unbroken = "b".repeat(10_000);
+        assertEquals("[token] ...", UpstreamErrors.mask(unbroken), "a cut within one word leaves it a token");
+    }
+
+    @Test
     void theProvidersOwnMessageIsTakenFromItsJsonBody() {
         assertEquals("bad tool schema", UpstreamErrors.providerMessage(
                 "{\"error\":{\"message\":\"bad tool schema\",\"type\":\"invalid_request_error\"}}"));

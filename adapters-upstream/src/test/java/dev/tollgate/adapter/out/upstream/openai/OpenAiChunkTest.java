@@ -102,6 +102,35 @@ class OpenAiChunkTest {
         }
     }
 
+    /** A fuzzing audit: what a server put in a call was passed on as it was, whatever its type. */
+    @Test
+    void aCallsIdTypeNameAndArgumentsAreWhatTheSdksParse() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String first = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"type\":\"x\","
+                + "\"function\":{\"name\":\"f\",\"arguments\":{\"a\":[1,1e999999999]}},"
+                + "\"extra_content\":{\"google\":{\"thought_signature\":\"sig\"}}}]}}]}", indexes).toolCallsJson();
+        assertTrue(first.matches("\\[\\{\"index\":0,\"id\":\"call_[A-Za-z0-9]{24}\",\"type\":\"function\","
+                + "\"function\":\\{\"name\":\"f\",\"arguments\":\"\\{\\\\\"a\\\\\":\\[1,1E\\+999999999]}\"},"
+                + "\"extra_content\":\\{\"google\":\\{\"thought_signature\":\"sig\"}}}]"), first);
+        assertEquals("[{\"index\":0,\"function\":{\"arguments\":\"}\"}}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":0,\"id\":7,\"function\":{\"name\":5,\"arguments\":\"}\"}}]}}]}",
+                indexes).toolCallsJson(), "a later delta gets no id; a name that is no string is left out");
+        assertEquals("[{\"index\":1,\"id\":\"call_2\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":"
+                + "[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_2\",\"function\":\"f\"}]}}]}", indexes)
+                .toolCallsJson(), "a new call's first delta says its type; a function that is no object is left out");
+    }
+
+    @Test
+    void usageTooLargeToBeACountIsTheLargestNotUnreadable() throws IOException {
+        OpenAiChunk chunk = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":1e30,"
+                + "\"completion_tokens\":100000000000000000000000,\"total_tokens\":1e999999999}}");
+        assertEquals(Long.MAX_VALUE, chunk.promptTokens());
+        assertEquals(Long.MAX_VALUE, chunk.completionTokens());
+        chunk = OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":2.9,\"completion_tokens\":1e-999999999}}");
+        assertEquals(2, chunk.promptTokens());
+        assertEquals(0, chunk.completionTokens());
+    }
+
     @Test
     void usageBeyondCompletionTokensErrorsAsTextAndGroqsOldUsage() throws IOException {
         OpenAiChunk gemini = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":20,"
