@@ -102,9 +102,33 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         }
         Throwable cause = error.getCause() != null ? error.getCause() : error;
         UpstreamErrors.log(provider, "unreachable", cause.toString());
-        // The cause's kind only: its message may name internal hosts and addresses.
-        fail(new ModelProvider.UpstreamFailure(502, true, false, null, provider + " unreachable ("
-                + cause.getClass().getSimpleName() + ")"));
+        // What happened in words: the cause's message may name internal hosts and addresses, its class is Java's.
+        fail(new ModelProvider.UpstreamFailure(502, true, false, null, provider + " unreachable: "
+                + transportProblem(error)));
+    }
+
+    /** A transport failure in words a client can read, naming no host, address or Java class. */
+    static String transportProblem(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof io.netty.channel.ConnectTimeoutException || t instanceof java.net.SocketTimeoutException) {
+                return "the connection timed out";
+            }
+            if (t instanceof java.net.ConnectException) {
+                return "the connection was refused";
+            }
+            if (t instanceof java.net.UnknownHostException || t instanceof java.nio.channels.UnresolvedAddressException) {
+                return "its host name did not resolve";
+            }
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "the TLS handshake or session failed";
+            }
+            if (t.getMessage() != null && t.getMessage().contains("reset by peer")) {
+                return "the connection was reset";
+            }
+        }
+        String said = error.getMessage();
+        // The exchange's own words (UpstreamHttp), which name nothing of the provider's.
+        return said != null && said.startsWith("the connection closed") ? said : "the connection failed";
     }
 
     @Override

@@ -62,6 +62,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Upstream adapter support: the HTTP/1.1 client every HTTP provider streams through, on Netty's event loops (the
@@ -75,6 +77,7 @@ import javax.net.ssl.SSLParameters;
  */
 public final class UpstreamHttp implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamHttp.class);
     private static final int MAX_ERROR_BODY = 64 * 1024;
     private static final AttributeKey<Integer> USES = AttributeKey.valueOf("tollgate.upstream.uses");
     private static final String EXCHANGE = "exchange";
@@ -247,6 +250,20 @@ public final class UpstreamHttp implements AutoCloseable {
             }
             super.userEventTriggered(ctx, event);
         }
+
+        /**
+         * A pooled connection between calls that fails (the provider reset it): closed, so the pool does not hand
+         * it out; a call's failure goes on to the call. Without this, Netty logged each reset with a stack trace.
+         */
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (ctx.pipeline().get(EXCHANGE) != null) {
+                ctx.fireExceptionCaught(cause);
+                return;
+            }
+            LOG.debug("An idle upstream connection failed and is closed: {}", cause.toString());
+            ctx.close();
+        }
     }
 
     /**
@@ -412,6 +429,16 @@ public final class UpstreamHttp implements AutoCloseable {
                 if (finished || cancelled) {
                     return;
                 }
+                if (msg instanceof io.netty.handler.codec.http.HttpObject object && object.decoderResult().isFailure()) {
+                    // Netty's codec could not read it (no status line, a bad header or chunk size): it made up a
+                    // status 999 for it, which must not pass for the provider's own answer.
+                    finished = true;
+                    ctx.close();
+                    LOG.warn("The answer from {} is not valid HTTP: {}", uri.getHost(),
+                            UpstreamErrors.mask(String.valueOf(object.decoderResult().cause())));
+                    decoder.malformed("a response that is not valid HTTP");
+                    return;
+                }
                 if (msg instanceof HttpResponse response) {
                     if (response.status().code() < 200) {
                         return; // an interim answer (100 Continue): the real one follows
@@ -489,6 +516,19 @@ public final class UpstreamHttp implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // Netty's decoders wrap what they caught: a TLS failure is the connection's, like an I/O one.
+            Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+                    ? cause.getCause() : cause;
+            if (!(root instanceof IOException) && !finished && !cancelled) {
+                // Not the connection: the answer could not be decoded (Netty's HTTP codec refused it, or a decoder
+                // failed on it). Reported as such, once, and logged with where it happened: were it only
+                // recorded, the close that follows would report "closed before complete", a retryable failure.
+                finished = true;
+                ctx.close();
+                LOG.warn("Reading an answer from {} failed", uri.getHost(), cause);
+                decoder.malformed("an answer the gateway could not read (its log says where)");
+                return;
+            }
             if (failure == null) {
                 failure = cause;
             }

@@ -56,6 +56,26 @@ class StreamDecoderBaseTest {
     }
 
     @Test
+    void aTransportFailureIsToldInWordsWithoutAddressesOrJavaClassNames() {
+        assertEquals("the connection was refused", StreamDecoderBase.transportProblem(
+                new java.net.ConnectException("Connection refused: /10.0.0.7:8000")));
+        assertEquals("the connection timed out", StreamDecoderBase.transportProblem(new IOException("x",
+                new io.netty.channel.ConnectTimeoutException("connection timed out: /10.0.0.7:8000"))));
+        assertEquals("its host name did not resolve", StreamDecoderBase.transportProblem(
+                new java.net.UnknownHostException("llm.internal")));
+        assertEquals("the connection was reset", StreamDecoderBase.transportProblem(
+                new IOException("recvAddress(..) failed: Connection reset by peer")));
+        assertEquals("the connection closed in the middle of an answer", StreamDecoderBase.transportProblem(
+                new IOException("the connection closed in the middle of an answer",
+                        new java.nio.channels.ClosedChannelException())));
+        assertEquals("the connection failed", StreamDecoderBase.transportProblem(new IOException("10.0.0.7 said no")));
+        RecordingListener listener = new RecordingListener();
+        new Sentences(listener).transportFailed(new java.net.ConnectException("Connection refused"));
+        assertEquals("stub unreachable: the connection was refused", listener.failure.message());
+        assertTrue(listener.failure.retryable());
+    }
+
+    @Test
     void anEventWhoseLinesNeverMakeOneFailsTheStreamWhenItEnds() {
         RecordingListener listener = new RecordingListener();
         Sentences decoder = new Sentences(listener);

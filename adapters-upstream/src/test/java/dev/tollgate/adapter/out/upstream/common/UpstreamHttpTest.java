@@ -160,6 +160,51 @@ class UpstreamHttpTest {
     }
 
     @Test
+    void aDecoderThatFailsOnALineEndsTheCallAsUnreadableNotAsACutConnection() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                readRequest(reader(socket));
+                answer(socket.getOutputStream(), "data: one\n\ndata: [DONE]\n\n");
+                Thread.sleep(200);
+            } catch (IOException | InterruptedException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines() {
+            @Override
+            public void line(String line) {
+                throw new ClassCastException("a decoder's mistake");
+            }
+        };
+        post(lines);
+        lines.await();
+        assertEquals("an answer the gateway could not read (its log says where)", lines.malformed);
+        assertNull(lines.failure, "not a transport failure, which is retried as if the provider had cut it");
+        assertFalse(lines.ended);
+    }
+
+    @Test
+    void anAnswerThatIsNoHttpIsAnUnreadableAnswer() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                readRequest(reader(socket));
+                socket.getOutputStream().write("HELLO THERE\r\nx\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                Thread.sleep(200);
+            } catch (IOException | InterruptedException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        post(lines);
+        lines.await();
+        assertEquals("a response that is not valid HTTP", lines.malformed);
+        assertEquals(0, lines.rejectedStatus, "not the status 999 Netty's codec makes up for it");
+    }
+
+    @Test
     void aPooledConnectionTheServerClosedWhileIdleIsReplacedWithoutFailingTheCall() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket first = server.accept()) {
