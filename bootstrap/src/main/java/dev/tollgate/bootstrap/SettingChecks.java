@@ -67,6 +67,17 @@ final class SettingChecks {
         bytes(environment, "micronaut.server.max-request-size");
         readableFile(environment, "tollgate.catalog");
         oneOf(environment, "tollgate.http.forwarded-header", List.of("x-forwarded-for", "forwarded"));
+        // Settings the components read themselves, checked here too so that a wrong one is told in the same
+        // sentence (the variable, what it may be, what it was) rather than in the component's words.
+        bool(environment, "tollgate.limits.enabled");
+        for (String check : List.of("requests", "concurrency", "distinct", "tokens", "cooldowns")) {
+            oneOf(environment, "tollgate.limits.on-store-failure." + check, List.of("local", "closed"));
+        }
+        oneOf(environment, "tollgate.playground.cookie-secure", List.of("auto", "true", "false"));
+        oneOf(environment, "tollgate.dashboard.cookie-secure", List.of("auto", "true", "false"));
+        oneOf(environment, "tollgate.smtp.tls", List.of("starttls", "tls", "none"));
+        secretLength(environment, "tollgate.dashboard.secret", 32);
+        webAddress(environment, "tollgate.dashboard.public-url");
         // Its own sentence names the variable and the entry that is no address or CIDR block.
         new SourceAddresses(environment.getProperty("tollgate.http.trusted-proxies", Argument.listOf(String.class))
                 .orElse(List.of()), 64);
@@ -102,6 +113,8 @@ final class SettingChecks {
         counts.put("tollgate.dashboard.password.parallelism", new Range(1, integer));
         counts.put("tollgate.dashboard.password.memory-kib", new Range(8, integer));
         counts.put("tollgate.smtp.port", new Range(1, 65535));
+        counts.put("tollgate.http.max-connections", new Range(1, integer));
+        counts.put("tollgate.http.ipv6-prefix-length", new Range(1, 128));
         counts.put("micronaut.server.port", new Range(-1, 65535)); // -1 or 0: a free port the system picks
         return counts;
     }
@@ -239,8 +252,29 @@ final class SettingChecks {
     private static void oneOf(Environment environment, String property, List<String> choices) {
         String text = text(environment, property);
         if (text != null && !choices.contains(text.strip().toLowerCase(Locale.ROOT))) {
-            throw new IllegalArgumentException(named(property) + " must be " + String.join(" or ", choices)
-                    + "; it was " + text);
+            String last = choices.get(choices.size() - 1);
+            String listed = choices.size() == 1 ? last
+                    : String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + last;
+            throw new IllegalArgumentException(named(property) + " must be " + listed + "; it was " + text);
+        }
+    }
+
+    /** A secret, when set, of at least {@code least} characters; the message never shows it. */
+    private static void secretLength(Environment environment, String property, int least) {
+        String text = text(environment, property);
+        if (text != null && !text.isBlank() && text.length() < least) {
+            throw new IllegalArgumentException(named(property) + " must have at least " + least + " characters; it "
+                    + "has " + text.length());
+        }
+    }
+
+    /** An address of the gateway's web pages, when set: http:// or https:// and a host. */
+    private static void webAddress(Environment environment, String property) {
+        String text = text(environment, property);
+        String address = text == null ? "" : text.strip();
+        if (!address.isEmpty() && !address.matches("https?://[^/\\s]+(/\\S*)?")) {
+            throw new IllegalArgumentException(named(property) + " must start with https:// or http:// and a host, "
+                    + "e.g. https://gateway.example.com; it was " + text);
         }
     }
 

@@ -93,6 +93,28 @@ class SettingChecksTest {
         }
     }
 
+    /** A docs audit: these were refused by the components reading them, naming the property only. */
+    @Test
+    void settingsTheComponentsReadAreCheckedHereInTheSameSentence() {
+        refused("tollgate.limits.enabled", "perhaps", "must be true or false; it was perhaps");
+        refused("tollgate.limits.on-store-failure.requests", "sometimes", "must be local or closed; it was sometimes");
+        refused("tollgate.limits.on-store-failure.cooldowns", "open", "must be local or closed");
+        refused("tollgate.playground.cookie-secure", "maybe", "must be auto, true or false; it was maybe");
+        refused("tollgate.dashboard.cookie-secure", "yes", "must be auto, true or false");
+        refused("tollgate.smtp.tls", "ssl", "must be starttls, tls or none");
+        refused("tollgate.http.max-connections", "0", "from 1 to 2147483647");
+        refused("tollgate.http.ipv6-prefix-length", "129", "from 1 to 128");
+        refused("tollgate.dashboard.public-url", "gateway.example.com", "must start with https:// or http://");
+        IllegalArgumentException secret = assertThrows(IllegalArgumentException.class, () -> new SettingChecks(
+                environment(Map.of("tollgate.dashboard.secret", "hunter2-hunter2"))));
+        assertEquals("TOLLGATE_DASHBOARD_SECRET (tollgate.dashboard.secret) must have at least 32 characters; it "
+                + "has 15", secret.getMessage(), "never the secret itself");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.limits.enabled", "False",
+                "tollgate.limits.on-store-failure.requests", "CLOSED", "tollgate.playground.cookie-secure", " True",
+                "tollgate.dashboard.public-url", "https://gw.example.com/base", "tollgate.dashboard.secret",
+                "x".repeat(32), "tollgate.smtp.tls", "none"))));
+    }
+
     @Test
     void aFailedStartAsksTheChecksForTheSentenceThatNamesTheVariable() {
         System.setProperty("tollgate.limits.ip.per-minute", "0");

@@ -120,8 +120,10 @@ public final class AdminCommand implements Callable<Integer> {
         }
     }
 
-    /** Most a single CLI amount may be: $1 billion (a typo of a few digits too many is refused, not booked). */
-    private static final BigDecimal MAX_DOLLARS = new BigDecimal("1000000000");
+    /** Most a single credit may be: $1 billion (a typo of a few digits too many is refused, not booked). */
+    static final BigDecimal MAX_CREDIT_DOLLARS = new BigDecimal("1000000000");
+    /** Most a key's limit may be: as the API takes it ($1 trillion), so that one key can be made either way. */
+    static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000");
 
     /**
      * Plain ASCII decimals only: {@link BigDecimal} alone would also take {@code 1e3}, {@code +5} and other scripts'
@@ -130,15 +132,15 @@ public final class AdminCommand implements Callable<Integer> {
     private static final java.util.regex.Pattern PLAIN_DECIMAL =
             java.util.regex.Pattern.compile("-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
 
-    static Usd usd(CommandSpec spec, String option, String value, boolean mustBePositive) {
+    static Usd usd(CommandSpec spec, String option, String value, boolean mustBePositive, BigDecimal most) {
         try {
             if (!PLAIN_DECIMAL.matcher(value.strip()).matches()) {
                 throw new NumberFormatException("not a plain decimal");
             }
             BigDecimal dollars = new BigDecimal(value.strip());
-            if (dollars.compareTo(MAX_DOLLARS) > 0) {
+            if (dollars.compareTo(most) > 0) {
                 throw new ParameterException(spec.commandLine(), option + " must be at most "
-                        + MAX_DOLLARS.toPlainString() + " USD");
+                        + most.toPlainString() + " USD");
             }
             if (dollars.signum() > 0 && dollars.stripTrailingZeros().scale() > 6) {
                 throw new ParameterException(spec.commandLine(), option + " has more decimals than a micro-dollar "
@@ -186,7 +188,7 @@ public final class AdminCommand implements Callable<Integer> {
 
             @Override
             public Integer call() {
-                var command = new OpenAccountCommand(email(spec, email), verified, usd(spec, "--credit", credit, false));
+                var command = new OpenAccountCommand(email(spec, email), verified, usd(spec, "--credit", credit, false, MAX_CREDIT_DOLLARS));
                 return parent.admin.execute(spec,
                         ctx -> ctx.getBean(OpenAccountUseCase.class).open(command).toString());
             }
@@ -231,7 +233,7 @@ public final class AdminCommand implements Callable<Integer> {
             @Override
             public Integer call() {
                 Email address = email(spec, email);
-                Usd amount = usd(spec, "--usd", usd, true);
+                Usd amount = usd(spec, "--usd", usd, true, MAX_CREDIT_DOLLARS);
                 return parent.admin.execute(spec, ctx -> ctx.getBean(CreditAccountUseCase.class)
                         .credit(address, amount).toDollars().toPlainString());
             }
@@ -331,7 +333,7 @@ public final class AdminCommand implements Callable<Integer> {
                                 new ParameterException(spec.commandLine(),
                                         "--limit-reset must be daily, weekly or monthly"));
                 var command = new CreateApiKeyCommand(name(spec, name),
-                        limit == null ? null : usd(spec, "--limit", limit, true), reset,
+                        limit == null ? null : usd(spec, "--limit", limit, true, MAX_LIMIT_DOLLARS), reset,
                         expiresAt == null ? null : timestamp(spec, "--expires-at", expiresAt));
                 return parent.admin.execute(spec, ctx -> {
                     var account = ctx.getBean(FindAccountUseCase.class).byEmail(address);

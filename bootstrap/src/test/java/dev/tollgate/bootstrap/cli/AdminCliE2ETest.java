@@ -126,6 +126,13 @@ class AdminCliE2ETest {
         Run reset = tollgate("admin", "api-key", "create", "--email", email, "--name", "k", "--limit-reset", "daily");
         assertEquals(2, reset.exit(), reset.err());
         assertTrue(reset.err().contains("--limit-reset needs --limit"), reset.err());
+        // A key's limit is bounded as the API bounds it ($1 trillion), not as a credit is (a docs audit).
+        assertEquals(0, tollgate("admin", "api-key", "create", "--email", email, "--name", "big", "--limit",
+                "1000000000000").exit());
+        Run over = tollgate("admin", "api-key", "create", "--email", email, "--name", "bigger", "--limit",
+                "1000000000000.01");
+        assertEquals(2, over.exit(), over.err());
+        assertTrue(over.err().contains("--limit must be at most 1000000000000 USD"), over.err());
         assertEquals("Tollgate 0.1.0", tollgate("admin", "-V").out().strip());
     }
 

@@ -66,13 +66,14 @@ public final class DashboardSecurity implements ConditionalFilter {
 
     DashboardSecurity(ResolveSessionUseCase sessions, FindAccountUseCase accounts, SigningKey key,
             @Value("${tollgate.dashboard.cookie-secure:auto}") String secureMode, java.time.Clock clock) {
-        if (!secureMode.equals("auto") && !secureMode.equals("true") && !secureMode.equals("false")) {
+        String mode = secureMode.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!mode.equals("auto") && !mode.equals("true") && !mode.equals("false")) {
             throw new IllegalArgumentException("tollgate.dashboard.cookie-secure must be auto, true or false");
         }
         this.sessions = sessions;
         this.accounts = accounts;
         this.key = key;
-        this.secureMode = secureMode;
+        this.secureMode = mode;
         this.clock = clock;
     }
 

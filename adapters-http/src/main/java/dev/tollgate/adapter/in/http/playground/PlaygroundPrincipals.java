@@ -45,10 +45,11 @@ public final class PlaygroundPrincipals {
         } else {
             this.secret = secret.getBytes(StandardCharsets.UTF_8);
         }
-        if (!secureMode.equals("auto") && !secureMode.equals("true") && !secureMode.equals("false")) {
+        String mode = secureMode.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!mode.equals("auto") && !mode.equals("true") && !mode.equals("false")) {
             throw new IllegalArgumentException("tollgate.playground.cookie-secure must be auto, true or false");
         }
-        this.secureMode = secureMode;
+        this.secureMode = mode;
     }
 
     /** The request's principal: the one its cookie proves, or a new one (its cookie goes out with the answer). */

@@ -151,20 +151,22 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
                             + String.join(", ", CAPABILITIES) + ")");
                 }
             }
-            if (flag(caps, "logprobs") && "anthropic".equals(providers.get(provider).type())) {
+            String capabilitiesOf = where + " route to '" + provider + "' capabilities";
+            if (flag(caps, "logprobs", capabilitiesOf) && "anthropic".equals(providers.get(provider).type())) {
                 // The Messages API has no log probabilities: a client asking for them would get none.
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) has no log "
                         + "probabilities; remove logprobs from its capabilities");
             }
-            if (flag(caps, "response-format") && "anthropic".equals(providers.get(provider).type())) {
+            if (flag(caps, "response-format", capabilitiesOf) && "anthropic".equals(providers.get(provider).type())) {
                 // Not translated to the Messages API: a client asking for JSON would get free text.
                 throw new IllegalArgumentException(where + ": provider '" + provider + "' (anthropic) is not sent "
                         + "response_format; remove response-format from its capabilities");
             }
             routes.add(new ProviderRoute(new ProviderId(provider), r.getOrDefault("model", id).toString(),
                     price(r, "input-usd-per-million", where), price(r, "output-usd-per-million", where),
-                    new ModelCapabilities(flag(caps, "tools"), flag(caps, "response-format"), flag(caps, "logprobs"),
-                            flag(caps, "seed"), flag(caps, "images"))));
+                    new ModelCapabilities(flag(caps, "tools", capabilitiesOf), flag(caps, "response-format",
+                            capabilitiesOf), flag(caps, "logprobs", capabilitiesOf), flag(caps, "seed", capabilitiesOf),
+                            flag(caps, "images", capabilitiesOf))));
         }
         required(m, "context-length", where);
         required(m, "max-output-tokens", where);
@@ -233,9 +235,9 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
         }
     }
 
-    private static boolean flag(Map<String, Object> caps, String key) {
+    private static boolean flag(Map<String, Object> caps, String key, String where) {
         Object value = caps.get(key);
-        return value != null && strictBoolean(value, key);
+        return value != null && strictBoolean(value, where + ": " + key);
     }
 
     /** {@code true} or {@code false}: a typo ({@code ture}, {@code yes}) is refused, never read as false. */

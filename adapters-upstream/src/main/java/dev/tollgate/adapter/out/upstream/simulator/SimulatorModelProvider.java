@@ -156,7 +156,7 @@ public final class SimulatorModelProvider implements ModelProvider {
             }
             if (fail && !failMidStream) {
                 listener.onFailure(new UpstreamFailure(failStatus, failStatus == 429 || failStatus >= 500,
-                        failStatus == 429, null, "simulated failure (HTTP " + failStatus + ")"));
+                        failStatus == 429, null, name + " answered HTTP " + failStatus + " (a simulated failure)"));
                 return;
             }
             listener.onFirstByte();
@@ -168,7 +168,7 @@ public final class SimulatorModelProvider implements ModelProvider {
             while (!cancelled) {
                 if (fail && failMidStream && emitted >= Math.max(1, length / 2)) {
                     listener.onFailure(new UpstreamFailure(failStatus, false, false, null,
-                            "simulated connection reset mid-stream"));
+                            name + " reset the connection mid-stream (a simulated failure)"));
                     return;
                 }
                 if (emitted >= length) {

@@ -102,6 +102,9 @@ class FileModelCatalogTest {
                 new Case(providers.formatted("") + model.formatted("a", "\"cheap\"", "tools: true"), "cheap"),
                 new Case(providers.formatted("") + model.formatted("a", "1", "tool: true"), "unknown capability 'tool'"),
                 new Case(providers.formatted("") + model.formatted("a", "1", "logprobs: \"yes\""), "true or false"),
+                // A docs audit: the flag's message named neither the model nor the route.
+                new Case(providers.formatted("") + model.formatted("a", "1", "tools: ture"),
+                        "model m/a route to 'sim' capabilities: tools must be true or false, got 'ture'"),
                 new Case(providers.formatted(", report-usage: flase") + model.formatted("a", "1", "tools: true"),
                         "report-usage must be true or false"),
                 new Case(providers.formatted(", api-key: sk-secret") + model.formatted("a", "1", "tools: true"),
