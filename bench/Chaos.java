@@ -57,12 +57,13 @@ public class Chaos {
     enum Mode { NORMAL, ABORT, UPSTREAM_5XX, RESET, HANG }
 
     /** What the upstream saw of one trial. */
-    record Upstream(int tokensWritten, long closedAtNanos) {
+    record Upstream(int tokensWritten, long closedAtNanos, long receivedAtNanos, long firstTokenAtNanos) {
     }
 
     /** What the client saw of one trial. */
     record Trial(int id, Mode mode, int instance, int status, String requestId, boolean done, int errorEvents,
-            int contentChunks, long abortedAtNanos, String failure, long startNanos, long endNanos) {
+            int contentChunks, long abortedAtNanos, String failure, long startNanos, long endNanos, boolean stream,
+            long firstTokenAtNanos) {
 
         /** Whether the killed instance cut this exchange (it was running on instance 0 when the kill came). */
         boolean cutByKill() {
@@ -91,22 +92,7 @@ public class Chaos {
         acceptor.setDaemon(true);
         acceptor.start();
 
-        Path catalog = work.resolve("catalog.yml");
-        Files.writeString(catalog, """
-                providers:
-                  chaos:
-                    type: openai
-                    base-url: http://127.0.0.1:%d/v1
-                models:
-                  - id: chaos/mock
-                    context-length: 8192
-                    max-output-tokens: 4000
-                    routes:
-                      - provider: chaos
-                        model: mock
-                        input-usd-per-million: "0"
-                        output-usd-per-million: "1"
-                """.formatted(mock.getLocalPort()));
+        Path catalog = writeCatalog(work, mock.getLocalPort());
 
         int[] ports = {freePort(), freePort()};
         Process[] gateways = new Process[2];
@@ -131,19 +117,7 @@ public class Chaos {
             modes[i] = p < 0.30 ? Mode.ABORT : p < 0.40 ? Mode.UPSTREAM_5XX : p < 0.50 ? Mode.RESET
                     : p < 0.55 ? Mode.HANG : Mode.NORMAL;
         }
-        // Warm-up, not counted: a freshly started JVM spends its first minute compiling (docs/performance.md).
-        ExecutorService warm = Executors.newFixedThreadPool(8);
-        List<Future<Trial>> warming = new ArrayList<>();
-        for (int i = 0; i < 400; i++) {
-            int instance = i % 2;
-            String key = keys.get(i % keys.size());
-            int id = 1_000_000 + i;
-            warming.add(warm.submit(() -> runTrial(id, Mode.NORMAL, instance, ports, key, 0)));
-        }
-        for (Future<Trial> f : warming) {
-            f.get();
-        }
-        warm.shutdown();
+        warmUp(ports, keys);
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
         List<Future<Trial>> futures = new ArrayList<>();
         AtomicInteger finished = new AtomicInteger();
@@ -191,12 +165,59 @@ public class Chaos {
         System.exit(ok ? 0 : 1);
     }
 
+    /** The catalog of one model served by the chaos upstream at {@code mockPort}: $1 per million output tokens. */
+    static Path writeCatalog(Path work, int mockPort) throws IOException {
+        Path catalog = work.resolve("catalog.yml");
+        Files.writeString(catalog, """
+                providers:
+                  chaos:
+                    type: openai
+                    base-url: http://127.0.0.1:%d/v1
+                models:
+                  - id: chaos/mock
+                    context-length: 8192
+                    max-output-tokens: 4000
+                    routes:
+                      - provider: chaos
+                        model: mock
+                        input-usd-per-million: "0"
+                        output-usd-per-million: "1"
+                """.formatted(mockPort));
+        return catalog;
+    }
+
+    /** 400 normal streams over both instances, not counted. */
+    static void warmUp(int[] ports, List<String> keys) throws Exception {
+        // Warm-up, not counted: a freshly started JVM spends its first minute compiling (docs/performance.md).
+        ExecutorService warm = Executors.newFixedThreadPool(8);
+        List<Future<Trial>> warming = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            int instance = i % 2;
+            String key = keys.get(i % keys.size());
+            int id = 1_000_000 + i;
+            warming.add(warm.submit(() -> runTrial(id, Mode.NORMAL, instance, ports, key, 0)));
+        }
+        for (Future<Trial> f : warming) {
+            f.get();
+        }
+        warm.shutdown();
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // The client side: one raw HTTP/1.1 exchange per trial, so an abort is a plain socket close.
 
     static Trial runTrial(int id, Mode mode, int instance, int[] ports, String key, long abortAfterMs) {
-        String body = "{\"model\":\"chaos/mock\",\"stream\":true,\"max_tokens\":3000,\"messages\":[{\"role\":\"user\","
-                + "\"content\":\"chaos " + mode.name().toLowerCase() + " " + id + "\"}]}";
+        return runTrial(id, mode, instance, ports, key, abortAfterMs, true, "");
+    }
+
+    /**
+     * One trial (bench/Soak.java's mix): {@code stream} false asks for a whole JSON answer; {@code words} come before
+     * the mark the upstream reads (varied words keep real traffic's prompts apart for the behavioural cooldown).
+     */
+    static Trial runTrial(int id, Mode mode, int instance, int[] ports, String key, long abortAfterMs,
+            boolean stream, String words) {
+        String body = "{\"model\":\"chaos/mock\",\"stream\":" + stream + ",\"max_tokens\":3000,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"" + words + "chaos " + mode.name().toLowerCase() + " " + id + "\"}]}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         long startNanos = System.nanoTime();
         long abortAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(abortAfterMs);
@@ -216,12 +237,13 @@ public class Chaos {
             }
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             byte[] buffer = new byte[8192];
+            long firstTokenAt = 0;
             while (true) {
                 if (mode == Mode.ABORT && System.nanoTime() >= abortAt) {
                     long abortedAt = System.nanoTime();
                     socket.setSoLinger(true, 0);
                     socket.close();
-                    return parse(id, mode, instance, received, abortedAt, startNanos);
+                    return parse(id, mode, instance, received, abortedAt, startNanos, stream, firstTokenAt);
                 }
                 int n;
                 try {
@@ -233,15 +255,19 @@ public class Chaos {
                     break;
                 }
                 received.write(buffer, 0, n);
+                if (firstTokenAt == 0 && received.toString(StandardCharsets.UTF_8).contains(" tok\"")) {
+                    firstTokenAt = System.nanoTime(); // the first token the upstream wrote reached the client
+                }
             }
-            return parse(id, mode, instance, received, 0, startNanos);
+            return parse(id, mode, instance, received, 0, startNanos, stream, firstTokenAt);
         } catch (IOException e) {
-            return new Trial(id, mode, instance, 0, null, false, 0, 0, 0, e.toString(), startNanos, System.nanoTime());
+            return new Trial(id, mode, instance, 0, null, false, 0, 0, 0, e.toString(), startNanos, System.nanoTime(),
+                    stream, 0);
         }
     }
 
     static Trial parse(int id, Mode mode, int instance, ByteArrayOutputStream received, long abortedAt,
-            long startNanos) {
+            long startNanos, boolean stream, long firstTokenAt) {
         String text = received.toString(StandardCharsets.UTF_8);
         int status = 0;
         String requestId = null;
@@ -269,7 +295,7 @@ public class Chaos {
             }
         }
         return new Trial(id, mode, instance, status, requestId, done, errors, content, abortedAt, null, startNanos,
-                System.nanoTime());
+                System.nanoTime(), stream, firstTokenAt);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -290,6 +316,8 @@ public class Chaos {
     static void serveOne(Socket socket) {
         int trial = -1;
         int written = 0;
+        long receivedAt = 0;
+        long firstTokenAt = 0;
         try (socket) {
             socket.setTcpNoDelay(true);
             InputStream in = socket.getInputStream();
@@ -301,6 +329,7 @@ public class Chaos {
                 }
             }
             String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
+            receivedAt = System.nanoTime(); // the gateway's request arrived: its admission took until now
             Matcher m = MARK.matcher(body);
             if (!m.find()) {
                 return;
@@ -332,6 +361,9 @@ public class Chaos {
                 if (peerClosed(in)) {
                     return; // the gateway closed the connection (a client abort or a timeout reached us)
                 }
+                if (written == 0) {
+                    firstTokenAt = System.nanoTime();
+                }
                 send(out, "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\" tok\"},\"finish_reason\":null}]}");
                 written++;
             }
@@ -356,7 +388,7 @@ public class Chaos {
             // the gateway closed the connection: an abort (or a cancelled fallback) reached us
         } finally {
             if (trial >= 0) {
-                UPSTREAM.put(trial, new Upstream(written, System.nanoTime()));
+                UPSTREAM.put(trial, new Upstream(written, System.nanoTime(), receivedAt, firstTokenAt));
             }
         }
     }
@@ -459,7 +491,8 @@ public class Chaos {
             int unclean = 0;
             int streams = 0;
             for (Trial t : trials) {
-                if (t.mode() == Mode.ABORT || t.failure() != null || t.status() != 200 || t.cutByKill()) {
+                if (t.mode() == Mode.ABORT || t.failure() != null || t.status() != 200 || t.cutByKill()
+                        || !t.stream()) {
                     continue;
                 }
                 streams++;
@@ -592,6 +625,12 @@ public class Chaos {
     // Processes
 
     static Process startGateway(String jar, String jdbc, Path catalog, int port, Path log) throws IOException {
+        return startGateway(jar, jdbc, catalog, port, log, true);
+    }
+
+    /** A gateway instance; {@code raisedLimits} false keeps the traffic limits at their defaults (bench/Soak.java). */
+    static Process startGateway(String jar, String jdbc, Path catalog, int port, Path log, boolean raisedLimits)
+            throws IOException {
         ProcessBuilder builder = new ProcessBuilder("java", "-jar", jar);
         builder.environment().put("DATASOURCES_DEFAULT_URL", jdbc);
         builder.environment().put("DATASOURCES_DEFAULT_USERNAME", "postgres");
@@ -604,7 +643,9 @@ public class Chaos {
         for (String limit : List.of("KEY_PER_MINUTE", "KEY_BURST", "KEY_IP_PER_MINUTE", "KEY_IP_BURST",
                 "ACCOUNT_PER_MINUTE", "ACCOUNT_BURST", "IP_PER_MINUTE", "IP_BURST", "KEY_CONCURRENCY",
                 "ACCOUNT_CONCURRENCY", "BEHAVIOUR_IDENTICAL", "BEHAVIOUR_MINIMAL")) {
-            builder.environment().put("TOLLGATE_LIMITS_" + limit, "1000000");
+            if (raisedLimits) {
+                builder.environment().put("TOLLGATE_LIMITS_" + limit, "1000000");
+            }
         }
         builder.redirectErrorStream(true).redirectOutput(log.toFile());
         return builder.start();
