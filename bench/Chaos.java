@@ -320,7 +320,7 @@ public class Chaos {
         long firstTokenAt = 0;
         try (socket) {
             socket.setTcpNoDelay(true);
-            InputStream in = socket.getInputStream();
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream()); // the head is read byte by byte
             String head = readHead(in);
             int length = 0;
             for (String line : head.split("\r\n")) {
