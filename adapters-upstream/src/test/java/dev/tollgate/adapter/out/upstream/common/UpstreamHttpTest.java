@@ -159,18 +159,26 @@ class UpstreamHttpTest {
         return all;
     }
 
-    @Test
-    void aDecoderThatFailsOnALineEndsTheCallAsUnreadableNotAsACutConnection() throws Exception {
+    /** Serves one connection: reads its request, then writes {@code raw} as it is (status line, headers, body). */
+    private void serveOnce(String raw) {
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
                 readRequest(reader(socket));
-                answer(socket.getOutputStream(), "data: one\n\ndata: [DONE]\n\n");
+                socket.getOutputStream().write(raw.getBytes(StandardCharsets.UTF_8));
+                socket.getOutputStream().flush();
                 Thread.sleep(200);
             } catch (IOException | InterruptedException ignored) {
                 // test over
             }
         });
         serving.start();
+    }
+
+    @Test
+    void aDecoderThatFailsOnALineEndsTheCallAsUnreadableNotAsACutConnection() throws Exception {
+        String body = "data: one\n\ndata: [DONE]\n\n";
+        serveOnce("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n"
+                + body);
         Lines lines = new Lines() {
             @Override
             public void line(String line) {
@@ -186,17 +194,7 @@ class UpstreamHttpTest {
 
     @Test
     void anAnswerThatIsNoHttpIsAnUnreadableAnswer() throws Exception {
-        Thread serving = new Thread(() -> {
-            try (Socket socket = server.accept()) {
-                readRequest(reader(socket));
-                socket.getOutputStream().write("HELLO THERE\r\nx\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                socket.getOutputStream().flush();
-                Thread.sleep(200);
-            } catch (IOException | InterruptedException ignored) {
-                // test over
-            }
-        });
-        serving.start();
+        serveOnce("HELLO THERE\r\nx\r\n\r\n");
         Lines lines = new Lines();
         post(lines);
         lines.await();
