@@ -16,6 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
@@ -54,6 +55,8 @@ import java.util.Set;
  * <li>A request that asks to be told to go on ({@code Expect: 100-continue}) with a {@code Content-Length} over the
  * body limit: {@code 413} at once, rather than a {@code 100 Continue} that invites a body only to refuse it (RFC 9110
  * §10.1.1).</li>
+ * <li>A chunked body whose chunks cannot be read (a size that is no hexadecimal number): 400 saying so — Micronaut
+ * would read the chunks before it as the whole body and answer, for instance, that the body is empty.</li>
  * <li>A control-plane request target that is no URI (a broken percent-escape such as {@code %ZZ}): 400. Micronaut
  * answers it too, but for a stand-in request of path {@code /}, so in the model surface's envelope; on the model
  * surface that answer is already right and is left to it.</li>
@@ -125,6 +128,19 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                 if (msg instanceof HttpRequest request && refuse(ctx, request)) {
                     answered = true;
                     ReferenceCountUtil.release(msg);
+                    return;
+                }
+                if (msg instanceof HttpContent content && !(msg instanceof HttpRequest)
+                        && content.decoderResult().isFailure()) {
+                    // A chunk the codec could not read (its size no hexadecimal number, a chunk longer than its
+                    // size said): the body is cut where it failed, and Micronaut would read what came before as
+                    // the whole body ("Request body is empty"). Its request is answered here; Micronaut's, still
+                    // waiting for the body's end, goes nowhere once the connection is closed.
+                    answered = true;
+                    ReferenceCountUtil.release(msg);
+                    answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, "The request body's chunked encoding cannot be "
+                            + "read: each chunk is its size in hexadecimal, CRLF, that many bytes and CRLF, and a chunk "
+                            + "of size 0 ends the body (or send the body with a Content-Length instead)");
                     return;
                 }
                 if (msg instanceof LastHttpContent) {
