@@ -74,6 +74,20 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         boolean opens(int index) {
             return opened.add(index);
         }
+
+        ToolCallIndexes copy() {
+            ToolCallIndexes copy = new ToolCallIndexes();
+            copy.restore(this);
+            return copy;
+        }
+
+        void restore(ToolCallIndexes from) {
+            next = from.next;
+            last = from.last;
+            lastId = from.lastId;
+            opened.clear();
+            opened.addAll(from.opened);
+        }
     }
 
     /** Reads one chunk on its own (tool-call deltas without an index each open a call). */
@@ -83,6 +97,18 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
 
     /** Reads one chunk; throws on text that is not one JSON object. */
     static OpenAiChunk read(String data, ToolCallIndexes indexes) throws IOException {
+        // Text that is no chunk (perhaps the first line of an event of several, read again whole at its end) leaves
+        // the stream's calls as they were: their first delta must still get its id and type then.
+        ToolCallIndexes before = indexes.copy();
+        try {
+            return readChunk(data, indexes);
+        } catch (IOException | RuntimeException unreadable) {
+            indexes.restore(before);
+            throw unreadable;
+        }
+    }
+
+    private static OpenAiChunk readChunk(String data, ToolCallIndexes indexes) throws IOException {
         try (JsonParser parser = JSON.createParser(data)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("a chunk is a JSON object");

@@ -121,6 +121,16 @@ class OpenAiChunkTest {
     }
 
     @Test
+    void textThatIsNoChunkLeavesTheCallsAsTheyWere() throws IOException {
+        // An event over two lines is read line by line first: its first line's calls must not count as opened.
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String first = "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"f\"}}]}";
+        assertThrows(IOException.class, () -> OpenAiChunk.read(first, indexes));
+        String whole = OpenAiChunk.read(first + "\n}]}", indexes).toolCallsJson();
+        assertTrue(whole.matches("\\[\\{\"index\":0,\"id\":\"call_\\w{24}\",\"type\":\"function\",.*"), whole);
+    }
+
+    @Test
     void usageTooLargeToBeACountIsTheLargestNotUnreadable() throws IOException {
         OpenAiChunk chunk = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":1e30,"
                 + "\"completion_tokens\":100000000000000000000000,\"total_tokens\":1e999999999}}");
