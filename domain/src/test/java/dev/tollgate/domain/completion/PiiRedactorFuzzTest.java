@@ -21,7 +21,7 @@ class PiiRedactorFuzzTest {
 
     private final PiiRedactor redactor = new PiiRedactor();
 
-    @DictionaryEntries({"@", ".com", "xn--", "+1 ", "00", "(0)", "-", " ", "\n", "DE", "GB82", "4111", "ssn", "SSN ",
+    @DictionaryEntries({"@", ".com", "xn--", "+1 ", "00", "(0)", "-", " ", "DE", "GB82", "4111", "ssn", "SSN ",
             "social security", "&#64;", "&#x40;", "&commat;", "\\u0040", "\"", "[", "]", "IPv6:", "tel:", "card"})
     @FuzzTest(maxDuration = "10m")
     void redactsAnyTextWithoutFailingOrSlowingDown(FuzzedDataProvider data) {

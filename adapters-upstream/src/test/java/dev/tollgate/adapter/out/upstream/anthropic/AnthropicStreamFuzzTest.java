@@ -29,7 +29,7 @@ class AnthropicStreamFuzzTest {
             "\"cache_creation_input_tokens\":", "\"index\":", "\"content_block\":{\"type\":\"tool_use\",\"id\":",
             "\"name\":", "\"input\":{", "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":",
             "\"delta\":{\"type\":\"text_delta\",\"text\":", "\"thinking_delta\"", "\"thinking\":", "\"stop_reason\":",
-            "\"overloaded_error\"", "null", "}", "]", "\n\n"})
+            "\"overloaded_error\"", "null", "}", "]"})
     @FuzzTest(maxDuration = "10m")
     void anyStreamEndsInOneTerminalEventWithoutAnException(FuzzedDataProvider data) {
         CheckingListener listener = new CheckingListener();
