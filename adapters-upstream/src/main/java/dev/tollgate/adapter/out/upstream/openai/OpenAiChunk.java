@@ -74,6 +74,24 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         boolean opens(int index) {
             return opened.add(index);
         }
+
+        /** A copy to read a chunk with: what is not passed on (another choice, a broken chunk) opens no call. */
+        ToolCallIndexes copy() {
+            ToolCallIndexes copy = new ToolCallIndexes();
+            copy.set(this);
+            return copy;
+        }
+
+        /** Takes over the state of the copy the chunk was read with. */
+        void set(ToolCallIndexes other) {
+            next = other.next;
+            last = other.last;
+            lastId = other.lastId;
+            if (other != this) {
+                opened.clear();
+                opened.addAll(other.opened);
+            }
+        }
     }
 
     /** Reads one chunk on its own (tool-call deltas without an index each open a call). */
@@ -81,7 +99,10 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         return read(data, new ToolCallIndexes());
     }
 
-    /** Reads one chunk; throws on text that is not one JSON object. */
+    /**
+     * Reads one chunk; throws on text that is not one JSON object. The stream's tool calls ({@code indexes}) change
+     * only with a chunk read whole, and only by the answer's own choice.
+     */
     static OpenAiChunk read(String data, ToolCallIndexes indexes) throws IOException {
         try (JsonParser parser = JSON.createParser(data)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
@@ -102,12 +123,20 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             if (parser.currentToken() != JsonToken.END_OBJECT || parser.nextToken() != null) {
                 throw new IOException("text after the chunk's object");
             }
+            chunk.commitToolCalls();
             return chunk.build();
         }
     }
 
     private static final class Builder {
+        /** The stream's calls so far: changed only once the chunk is read whole ({@link #commitToolCalls}). */
         private final ToolCallIndexes indexes;
+        /**
+         * The calls as this chunk's answer changes them, or null while it has none: a choice other than the answer's,
+         * or a chunk that turns out broken, must not open a call, or the answer's own first delta of it would be sent
+         * without its id and type.
+         */
+        private ToolCallIndexes reading;
         private String error;
         private String content;
         private String reasoning;
@@ -178,10 +207,21 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             }
         }
 
-        /** A token count as the provider wrote it ({@link JsonValues#count}: too large to be one is the largest). */
+        /**
+         * A token count as the provider wrote it ({@link JsonValues#count}: too large to be one is the largest). A
+         * number whose exponent alone is beyond a decimal's ({@code 1e99999999999}) counts the same way, by its signs:
+         * the largest count, none below one, -1 (no count) when negative.
+         */
         private static long count(JsonParser parser, JsonToken token) throws IOException {
-            return JsonValues.count(token == JsonToken.VALUE_NUMBER_INT ? parser.getBigIntegerValue()
-                    : parser.getDecimalValue());
+            if (token == JsonToken.VALUE_NUMBER_INT) {
+                return JsonValues.count(parser.getBigIntegerValue());
+            }
+            try {
+                return JsonValues.count(parser.getDecimalValue());
+            } catch (NumberFormatException beyondAnyDecimal) {
+                String text = parser.getText();
+                return text.startsWith("-") ? -1 : text.contains("e-") || text.contains("E-") ? 0 : Long.MAX_VALUE;
+            }
         }
 
         void groq(JsonParser parser, JsonToken value) throws IOException {
@@ -221,6 +261,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          */
         private void choice(JsonParser parser) throws IOException {
             String[] before = {content, toolCallsJson, finishReason, logprobsJson, reasoning, reasoningContent, refusal};
+            ToolCallIndexes callsBefore = reading == null ? null : reading.copy();
             long index = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
@@ -245,6 +286,14 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 reasoning = before[4];
                 reasoningContent = before[5];
                 refusal = before[6];
+                reading = callsBefore;
+            }
+        }
+
+        /** The chunk was read whole: the calls its answer opened count for the rest of the stream. */
+        void commitToolCalls() {
+            if (reading != null) {
+                indexes.set(reading);
             }
         }
 
@@ -310,8 +359,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     @SuppressWarnings("unchecked")
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
-                    int index = indexes.of(call.remove("index"), call.get("id"));
-                    boolean first = indexes.opens(index);
+                    if (reading == null) {
+                        reading = indexes.copy();
+                    }
+                    int index = reading.of(call.remove("index"), call.get("id"));
+                    boolean first = reading.opens(index);
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
                     shaped.put("index", java.math.BigInteger.valueOf(index));
                     Object id = call.remove("id");

@@ -182,4 +182,46 @@ class OpenAiChunkTest {
         assertNull(nulls.reasoning());
         assertNull(nulls.refusal());
     }
+
+    /**
+     * A fuzzing audit (G17) found that a number whose exponent is beyond a decimal's ({@code 1e99999999999}) threw
+     * Jackson's NumberFormatException out of the chunk reader, which promises an IOException for what it cannot read:
+     * as a token count it counts as the largest (none below one), elsewhere (a tool call's arguments) the chunk is
+     * unreadable.
+     */
+    @Test
+    void aNumberBeyondAnyDecimalIsTheLargestCountOrAnUnreadableChunk() throws IOException {
+        OpenAiChunk huge = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":11e9999992345678901234567890123,"
+                + "\"completion_tokens\":1e-99999999999999}}");
+        assertEquals(Long.MAX_VALUE, huge.promptTokens());
+        assertEquals(0, huge.completionTokens());
+        OpenAiChunk negative = OpenAiChunk.read("{\"x_groq\":{\"usage\":{\"prompt_tokens\":-1e99999999999,"
+                + "\"completion_tokens\":2}}}");
+        assertFalse(negative.hasUsage(), "a negative count is none");
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":"
+                + "\"c\",\"function\":{\"name\":\"f\",\"arguments\":{\"n\":1e99999999999}}}]}}]}"));
+    }
+
+    /**
+     * A fuzzing audit (G17) found that a tool call in a choice other than the answer's (index 1, which the gateway
+     * does not pass on) opened that call for the rest of the stream, so the answer's own first delta of it went to
+     * the client without its id and type, which the SDKs refuse; a chunk that turned out broken did the same.
+     */
+    @Test
+    void onlyTheAnswersOwnToolCallsOpenACall() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        OpenAiChunk other = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"id\":\"c9\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}", indexes);
+        assertNull(other.toolCallsJson(), "another choice is not the answer");
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"g\"}}]}}]} and then some", indexes));
+        OpenAiChunk answer = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"x\",\"arguments\":\"{}\"}}]}}]}", indexes);
+        assertTrue(answer.toolCallsJson().matches("\\[\\{\"index\":0,\"id\":\"call_[^\"]+\",\"type\":\"function\",.*"),
+                answer.toolCallsJson());
+        OpenAiChunk next = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"arguments\":\"1\"}}]}}]}", indexes);
+        assertEquals("[{\"index\":0,\"function\":{\"arguments\":\"1\"}}]", next.toolCallsJson(),
+                "the call's next delta continues it");
+    }
 }
