@@ -132,9 +132,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         /** The stream's calls so far: changed only once the chunk is read whole ({@link #commitToolCalls}). */
         private final ToolCallIndexes indexes;
         /**
-         * The calls as this chunk's answer changes them, or null while it has none: a choice other than the answer's,
-         * or a chunk that turns out broken, must not open a call, or the answer's own first delta of it would be sent
-         * without its id and type.
+         * The calls as this chunk's answer's tool calls change them, or null while it has none: a choice other than
+         * the answer's, tool calls that later ones in the chunk replace, or a chunk that turns out broken must not open
+         * a call, or the answer's own first delta of it would be sent without its id and type.
          */
         private ToolCallIndexes reading;
         private String error;
@@ -261,7 +261,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          */
         private void choice(JsonParser parser) throws IOException {
             String[] before = {content, toolCallsJson, finishReason, logprobsJson, reasoning, reasoningContent, refusal};
-            ToolCallIndexes callsBefore = reading == null ? null : reading.copy();
+            ToolCallIndexes callsBefore = reading;
             long index = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
@@ -347,6 +347,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          * else a server sends with a call (Gemini's {@code extra_content}) is passed on.
          */
         private String toolCalls(JsonParser parser) throws IOException {
+            // The last tool_calls of the answer's choice are its delta (as its content is), so they alone count:
+            // read from the stream's calls so far, not from those of another tool_calls (a repeated member or choice).
+            reading = indexes.copy();
             StringWriter out = new StringWriter();
             try (JsonGenerator generator = JSON.createGenerator(out)) {
                 generator.writeStartArray();
@@ -359,9 +362,6 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     @SuppressWarnings("unchecked")
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
-                    if (reading == null) {
-                        reading = indexes.copy();
-                    }
                     int index = reading.of(call.remove("index"), call.get("id"));
                     boolean first = reading.opens(index);
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();

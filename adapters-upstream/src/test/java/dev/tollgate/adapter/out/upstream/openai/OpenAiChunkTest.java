@@ -224,4 +224,26 @@ class OpenAiChunkTest {
         assertEquals("[{\"index\":0,\"function\":{\"arguments\":\"1\"}}]", next.toolCallsJson(),
                 "the call's next delta continues it");
     }
+
+    /**
+     * A fuzzing audit (G17) found that when a chunk carried the answer's tool calls twice (two choices without an
+     * index, or a repeated delta member), the later ones, which are what is passed on, lost the id and type of a call
+     * that only the earlier ones had opened; and a call only the earlier ones opened was never opened for the client.
+     */
+    @Test
+    void toolCallsThatLaterOnesInTheChunkReplaceOpenNoCall() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        OpenAiChunk twice = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":"
+                + "{\"name\":\"a\"}}]}},{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"name\":\"b\"}}]}}]}",
+                indexes);
+        assertTrue(twice.toolCallsJson().matches("\\[\\{\"index\":3,\"id\":\"call_[^\"]+\",\"type\":\"function\","
+                + "\"function\":\\{\"name\":\"b\"}}]"), twice.toolCallsJson());
+        OpenAiChunk repeated = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"id\":\"c0\"}]},\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c1\"}]}}]}", indexes);
+        assertEquals("[{\"index\":1,\"id\":\"c1\",\"type\":\"function\"}]", repeated.toolCallsJson());
+        OpenAiChunk later = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"f\"}}]}}]}", indexes);
+        assertTrue(later.toolCallsJson().contains("\"type\":\"function\"") && later.toolCallsJson().contains("\"id\":"),
+                "call 0 was never passed on opened: " + later.toolCallsJson());
+    }
 }
