@@ -21,6 +21,20 @@ class PiiRedactorFuzzTest {
 
     private final PiiRedactor redactor = new PiiRedactor();
 
+    static {
+        if (System.getenv("JAZZER_FUZZ") != null) {
+            // Fuzzing: the regex engine is compiled by the JIT before the first input is timed. Cold and under the
+            // fuzzer's instrumentation, the first inputs of 2 KiB took a second each (4 executions a second), while
+            // the same inputs take 10 ms in the build (the regression input timeout-6a5895…, kept).
+            PiiRedactor warm = new PiiRedactor();
+            String text = "Mail jane.doe@example.com or \"a b\"@[192.168.0.1], call +1 415-555-0132 or 00 44 20 7946 0958, "
+                    + "card 4111 1111 1111 1111, IBAN GB82 WEST 1234 5698 7654 32, SSN 123-45-6789. ";
+            for (int i = 0; i < 300; i++) {
+                warm.apply(text.repeat(1 + i % 16));
+            }
+        }
+    }
+
     @DictionaryEntries({"@", ".com", "xn--", "+1 ", "00", "(0)", "-", " ", "DE", "GB82", "4111", "ssn", "SSN ",
             "social security", "&#64;", "&#x40;", "&commat;", "\\u0040", "\"", "[", "]", "IPv6:", "tel:", "card"})
     @FuzzTest(maxDuration = "10m")
