@@ -54,13 +54,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          * call's (some servers repeat the id on every delta), else the last call's.
          */
         int of(Object given, Object id) {
-            int index;
-            if (given instanceof Number number) {
-                index = number.intValue();
-            } else if (last < 0 || id instanceof String text && !text.equals(lastId)) {
-                index = next;
-            } else {
-                index = last;
+            int index = own(given);
+            if (index < 0) {
+                index = last < 0 || id instanceof String text && !text.equals(lastId) ? next : last;
             }
             next = Math.max(next, index + 1);
             last = index;
@@ -69,6 +65,30 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             }
             return index;
         }
+
+        /**
+         * A call's own index: a whole number from 0 to below the largest int, or -1 when it has none that is one. A
+         * negative index, a fraction or one beyond an int (which {@code intValue} wrapped round to another call's, or
+         * to a negative one) is no index an SDK can put a call at; such a call is placed as one without an index is.
+         */
+        private static int own(Object given) {
+            if (!(given instanceof Number number)) {
+                return -1;
+            }
+            java.math.BigDecimal value;
+            try {
+                value = given instanceof java.math.BigDecimal decimal ? decimal
+                        : new java.math.BigDecimal(number.toString());
+            } catch (NumberFormatException notFinite) {
+                return -1;
+            }
+            if (value.signum() < 0 || value.compareTo(INDEX_LIMIT) >= 0 || value.stripTrailingZeros().scale() > 0) {
+                return -1;
+            }
+            return value.intValue();
+        }
+
+        private static final java.math.BigDecimal INDEX_LIMIT = java.math.BigDecimal.valueOf(Integer.MAX_VALUE);
 
         /** Whether this is the first delta of the call at {@code index}: the one that must carry its id and type. */
         boolean opens(int index) {

@@ -246,4 +246,24 @@ class OpenAiChunkTest {
         assertTrue(later.toolCallsJson().contains("\"type\":\"function\"") && later.toolCallsJson().contains("\"id\":"),
                 "call 0 was never passed on opened: " + later.toolCallsJson());
     }
+
+    /**
+     * A fuzzing audit (G17) found that a tool call's index was passed on as whatever {@code intValue} made of it: a
+     * negative index went to the client as is, a fraction was cut, and one beyond an int wrapped round to another
+     * call's. An index that is not a whole number from 0 is no index: the call is placed as one without an index is.
+     */
+    @Test
+    void aToolCallIndexThatIsNoArrayPositionIsNone() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String first = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-5,\"id\":\"a\"}]}}]}",
+                indexes).toolCallsJson();
+        assertEquals("[{\"index\":0,\"id\":\"a\",\"type\":\"function\"}]", first);
+        for (String index : new String[] {"4294967296", "1.5", "-0.5", "1e999999999", "2147483647"}) {
+            String calls = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":" + index
+                    + ",\"id\":\"id" + index + "\"}]}}]}", indexes).toolCallsJson();
+            assertTrue(calls.matches("\\[\\{\"index\":[1-5],\"id\":\"id.*"), index + ": " + calls);
+        }
+        assertEquals("[{\"index\":7,\"id\":\"b\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":7.0,\"id\":\"b\"}]}}]}", indexes).toolCallsJson(), "7.0 is a whole number");
+    }
 }
