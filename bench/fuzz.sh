@@ -47,10 +47,15 @@ for target in "${TARGETS[@]}"; do
   start=$(date +%s)
   # -timeout=1: an input that runs longer than 1 s is a finding (JUnit's @Timeout would also end the whole run
   # after 1 s in Jazzer 0.24.0). The last libFuzzer flags win, so -max_total_time replaces @FuzzTest's maxDuration.
+  # Jazzer's regex hooks are off: with them the PII target ran 11 executions a second and two inputs that take
+  # under 40 ms in the build passed 1 s (false findings); without them 20 a second and none did. The patterns here
+  # are the gateway's own, never built from input (what the regex-injection sanitizer looks for).
   JAZZER_FUZZ=1 timeout $((SECONDS_PER_TARGET + 600)) ./mvnw -B -o -pl "$module" test -Dtest="$class#$method" \
     -Dsurefire.failIfNoSpecifiedTests=false -Djazzer.hooks=true \
     -Djazzer.internal.arg.0=fuzz -Djazzer.internal.arg.1=-max_total_time=$SECONDS_PER_TARGET \
-    -Djazzer.internal.arg.2=-timeout=1 -Djazzer.internal.arg.3=-rss_limit_mb=0 >"$log" 2>&1
+    -Djazzer.internal.arg.2=-timeout=1 -Djazzer.internal.arg.3=-rss_limit_mb=0 \
+    -Djazzer.disabled_hooks=com.code_intelligence.jazzer.sanitizers.RegexRoadblocks,com.code_intelligence.jazzer.sanitizers.RegexInjection \
+    >"$log" 2>&1
   status=$?
   elapsed=$(($(date +%s) - start))
   runs=$(grep -aoE 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 | awk '{print $2 " " $5}')
