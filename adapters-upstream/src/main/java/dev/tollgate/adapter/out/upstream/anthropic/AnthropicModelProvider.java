@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.JsonValues;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
+import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.adapter.out.upstream.common.ToolCallIds;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
@@ -79,7 +80,12 @@ public final class AnthropicModelProvider implements ModelProvider {
             headers.put("x-api-key", apiKey);
         }
         return http.post(endpoint, headers, body.getBytes(StandardCharsets.UTF_8), connectTimeout, listener,
-                new EventDecoder(listener));
+                decoder(listener));
+    }
+
+    /** The decoder of one answer's stream: what {@link #call} reads the provider's lines with (tests drive it). */
+    StreamingExchange.Decoder decoder(UpstreamListener listener) {
+        return new EventDecoder(listener);
     }
 
     /** Reads Anthropic's typed SSE events; exactly one terminal listener event. */

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.out.upstream.common;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
@@ -46,12 +47,25 @@ public final class JsonValues {
             }
             case VALUE_STRING -> parser.getText();
             case VALUE_NUMBER_INT -> parser.getBigIntegerValue();
-            case VALUE_NUMBER_FLOAT -> parser.getDecimalValue();
+            case VALUE_NUMBER_FLOAT -> decimal(parser);
             case VALUE_TRUE -> true;
             case VALUE_FALSE -> false;
             case VALUE_NULL -> null;
             default -> throw new IOException("unexpected " + token);
         };
+    }
+
+    /**
+     * The number at the parser's current token as an exact decimal. JSON numbers have no bounds, a decimal's exponent
+     * does: one beyond it ({@code 1e99999999999}) is unreadable, an {@link IOException} like any other text that is
+     * no value the gateway can pass on (Jackson throws a {@link NumberFormatException}, which escaped the readers).
+     */
+    public static BigDecimal decimal(JsonParser parser) throws IOException {
+        try {
+            return parser.getDecimalValue();
+        } catch (NumberFormatException beyondAnyDecimal) {
+            throw new JsonParseException(parser, "a number beyond any decimal's exponent", beyondAnyDecimal);
+        }
     }
 
     /** Writes a value made of what {@link #read} makes. */

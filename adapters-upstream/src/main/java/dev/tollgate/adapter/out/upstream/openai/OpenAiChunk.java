@@ -54,13 +54,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          * call's (some servers repeat the id on every delta), else the last call's.
          */
         int of(Object given, Object id) {
-            int index;
-            if (given instanceof Number number) {
-                index = number.intValue();
-            } else if (last < 0 || id instanceof String text && !text.equals(lastId)) {
-                index = next;
-            } else {
-                index = last;
+            int index = own(given);
+            if (index < 0) {
+                index = last < 0 || id instanceof String text && !text.equals(lastId) ? next : last;
             }
             next = Math.max(next, index + 1);
             last = index;
@@ -70,23 +66,51 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             return index;
         }
 
+        /**
+         * A call's own index: a whole number from 0 to below the largest int, or -1 when it has none that is one. A
+         * negative index, a fraction or one beyond an int (which {@code intValue} wrapped round to another call's, or
+         * to a negative one) is no index an SDK can put a call at; such a call is placed as one without an index is.
+         */
+        private static int own(Object given) {
+            if (!(given instanceof Number number)) {
+                return -1;
+            }
+            java.math.BigDecimal value;
+            try {
+                value = given instanceof java.math.BigDecimal decimal ? decimal
+                        : new java.math.BigDecimal(number.toString());
+            } catch (NumberFormatException notFinite) {
+                return -1;
+            }
+            if (value.signum() < 0 || value.compareTo(INDEX_LIMIT) >= 0 || value.stripTrailingZeros().scale() > 0) {
+                return -1;
+            }
+            return value.intValue();
+        }
+
+        private static final java.math.BigDecimal INDEX_LIMIT = java.math.BigDecimal.valueOf(Integer.MAX_VALUE);
+
         /** Whether this is the first delta of the call at {@code index}: the one that must carry its id and type. */
         boolean opens(int index) {
             return opened.add(index);
         }
 
+        /** A copy to read a chunk with: what is not passed on (another choice, a broken chunk) opens no call. */
         ToolCallIndexes copy() {
             ToolCallIndexes copy = new ToolCallIndexes();
-            copy.restore(this);
+            copy.set(this);
             return copy;
         }
 
-        void restore(ToolCallIndexes from) {
-            next = from.next;
-            last = from.last;
-            lastId = from.lastId;
-            opened.clear();
-            opened.addAll(from.opened);
+        /** Takes over the state of the copy the chunk was read with. */
+        void set(ToolCallIndexes other) {
+            next = other.next;
+            last = other.last;
+            lastId = other.lastId;
+            if (other != this) {
+                opened.clear();
+                opened.addAll(other.opened);
+            }
         }
     }
 
@@ -95,20 +119,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         return read(data, new ToolCallIndexes());
     }
 
-    /** Reads one chunk; throws on text that is not one JSON object. */
+    /**
+     * Reads one chunk; throws on text that is not one JSON object. The stream's tool calls ({@code indexes}) change
+     * only with a chunk read whole, and only by the answer's own choice.
+     */
     static OpenAiChunk read(String data, ToolCallIndexes indexes) throws IOException {
-        // Text that is no chunk (perhaps the first line of an event of several, read again whole at its end) leaves
-        // the stream's calls as they were: their first delta must still get its id and type then.
-        ToolCallIndexes before = indexes.copy();
-        try {
-            return readChunk(data, indexes);
-        } catch (IOException | RuntimeException unreadable) {
-            indexes.restore(before);
-            throw unreadable;
-        }
-    }
-
-    private static OpenAiChunk readChunk(String data, ToolCallIndexes indexes) throws IOException {
         try (JsonParser parser = JSON.createParser(data)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("a chunk is a JSON object");
@@ -128,12 +143,20 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             if (parser.currentToken() != JsonToken.END_OBJECT || parser.nextToken() != null) {
                 throw new IOException("text after the chunk's object");
             }
+            chunk.commitToolCalls();
             return chunk.build();
         }
     }
 
     private static final class Builder {
+        /** The stream's calls so far: changed only once the chunk is read whole ({@link #commitToolCalls}). */
         private final ToolCallIndexes indexes;
+        /**
+         * The calls as this chunk's answer's tool calls change them, or null while it has none: a choice other than
+         * the answer's, tool calls that later ones in the chunk replace, or a chunk that turns out broken must not open
+         * a call, or the answer's own first delta of it would be sent without its id and type.
+         */
+        private ToolCallIndexes reading;
         private String error;
         private String content;
         private String reasoning;
@@ -204,10 +227,21 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             }
         }
 
-        /** A token count as the provider wrote it ({@link JsonValues#count}: too large to be one is the largest). */
+        /**
+         * A token count as the provider wrote it ({@link JsonValues#count}: too large to be one is the largest). A
+         * number whose exponent alone is beyond a decimal's ({@code 1e99999999999}) counts the same way, by its signs:
+         * the largest count, none below one, -1 (no count) when negative.
+         */
         private static long count(JsonParser parser, JsonToken token) throws IOException {
-            return JsonValues.count(token == JsonToken.VALUE_NUMBER_INT ? parser.getBigIntegerValue()
-                    : parser.getDecimalValue());
+            if (token == JsonToken.VALUE_NUMBER_INT) {
+                return JsonValues.count(parser.getBigIntegerValue());
+            }
+            try {
+                return JsonValues.count(parser.getDecimalValue());
+            } catch (NumberFormatException beyondAnyDecimal) {
+                String text = parser.getText();
+                return text.startsWith("-") ? -1 : text.contains("e-") || text.contains("E-") ? 0 : Long.MAX_VALUE;
+            }
         }
 
         void groq(JsonParser parser, JsonToken value) throws IOException {
@@ -247,6 +281,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          */
         private void choice(JsonParser parser) throws IOException {
             String[] before = {content, toolCallsJson, finishReason, logprobsJson, reasoning, reasoningContent, refusal};
+            ToolCallIndexes callsBefore = reading;
             long index = 0;
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String field = parser.currentName();
@@ -271,6 +306,14 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 reasoning = before[4];
                 reasoningContent = before[5];
                 refusal = before[6];
+                reading = callsBefore;
+            }
+        }
+
+        /** The chunk was read whole: the calls its answer opened count for the rest of the stream. */
+        void commitToolCalls() {
+            if (reading != null) {
+                indexes.set(reading);
             }
         }
 
@@ -324,6 +367,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          * else a server sends with a call (Gemini's {@code extra_content}) is passed on.
          */
         private String toolCalls(JsonParser parser) throws IOException {
+            // The last tool_calls of the answer's choice are its delta (as its content is), so they alone count:
+            // read from the stream's calls so far, not from those of another tool_calls (a repeated member or choice).
+            reading = indexes.copy();
             StringWriter out = new StringWriter();
             try (JsonGenerator generator = JSON.createGenerator(out)) {
                 generator.writeStartArray();
@@ -336,8 +382,8 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     @SuppressWarnings("unchecked")
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
-                    int index = indexes.of(call.remove("index"), call.get("id"));
-                    boolean first = indexes.opens(index);
+                    int index = reading.of(call.remove("index"), call.get("id"));
+                    boolean first = reading.opens(index);
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
                     shaped.put("index", java.math.BigInteger.valueOf(index));
                     Object id = call.remove("id");

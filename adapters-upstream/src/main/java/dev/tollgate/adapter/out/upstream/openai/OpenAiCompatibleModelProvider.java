@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.openai;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.SseLineSplitter;
 import dev.tollgate.adapter.out.upstream.common.StreamDecoderBase;
+import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
 import dev.tollgate.domain.billing.TokenUsage;
@@ -79,7 +80,12 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             headers.put("Authorization", "Bearer " + apiKey);
         }
         return http.post(endpoint, headers, body(route, request, maxTokens).getBytes(StandardCharsets.UTF_8),
-                connectTimeout, listener, new StreamDecoder(listener));
+                connectTimeout, listener, decoder(listener));
+    }
+
+    /** The decoder of one answer's stream: what {@link #call} reads the provider's lines with (tests drive it). */
+    StreamingExchange.Decoder decoder(UpstreamListener listener) {
+        return new StreamDecoder(listener);
     }
 
     private String body(ProviderRoute route, ChatRequest request, int maxTokens) {

@@ -192,4 +192,88 @@ class OpenAiChunkTest {
         assertNull(nulls.reasoning());
         assertNull(nulls.refusal());
     }
+
+    /**
+     * A fuzzing audit (G17) found that a number whose exponent is beyond a decimal's ({@code 1e99999999999}) threw
+     * Jackson's NumberFormatException out of the chunk reader, which promises an IOException for what it cannot read:
+     * as a token count it counts as the largest (none below one), elsewhere (a tool call's arguments) the chunk is
+     * unreadable.
+     */
+    @Test
+    void aNumberBeyondAnyDecimalIsTheLargestCountOrAnUnreadableChunk() throws IOException {
+        OpenAiChunk huge = OpenAiChunk.read("{\"choices\":[],\"usage\":{\"prompt_tokens\":11e9999992345678901234567890123,"
+                + "\"completion_tokens\":1e-99999999999999}}");
+        assertEquals(Long.MAX_VALUE, huge.promptTokens());
+        assertEquals(0, huge.completionTokens());
+        OpenAiChunk negative = OpenAiChunk.read("{\"x_groq\":{\"usage\":{\"prompt_tokens\":-1e99999999999,"
+                + "\"completion_tokens\":2}}}");
+        assertFalse(negative.hasUsage(), "a negative count is none");
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":"
+                + "\"c\",\"function\":{\"name\":\"f\",\"arguments\":{\"n\":1e99999999999}}}]}}]}"));
+    }
+
+    /**
+     * A fuzzing audit (G17) found that a tool call in a choice other than the answer's (index 1, which the gateway
+     * does not pass on) opened that call for the rest of the stream, so the answer's own first delta of it went to
+     * the client without its id and type, which the SDKs refuse; a chunk that turned out broken did the same.
+     */
+    @Test
+    void onlyTheAnswersOwnToolCallsOpenACall() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        OpenAiChunk other = OpenAiChunk.read("{\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"id\":\"c9\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}", indexes);
+        assertNull(other.toolCallsJson(), "another choice is not the answer");
+        assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"g\"}}]}}]} and then some", indexes));
+        OpenAiChunk answer = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"x\",\"arguments\":\"{}\"}}]}}]}", indexes);
+        assertTrue(answer.toolCallsJson().matches("\\[\\{\"index\":0,\"id\":\"call_[^\"]+\",\"type\":\"function\",.*"),
+                answer.toolCallsJson());
+        OpenAiChunk next = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"arguments\":\"1\"}}]}}]}", indexes);
+        assertEquals("[{\"index\":0,\"function\":{\"arguments\":\"1\"}}]", next.toolCallsJson(),
+                "the call's next delta continues it");
+    }
+
+    /**
+     * A fuzzing audit (G17) found that when a chunk carried the answer's tool calls twice (two choices without an
+     * index, or a repeated delta member), the later ones, which are what is passed on, lost the id and type of a call
+     * that only the earlier ones had opened; and a call only the earlier ones opened was never opened for the client.
+     */
+    @Test
+    void toolCallsThatLaterOnesInTheChunkReplaceOpenNoCall() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        OpenAiChunk twice = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":"
+                + "{\"name\":\"a\"}}]}},{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"name\":\"b\"}}]}}]}",
+                indexes);
+        assertTrue(twice.toolCallsJson().matches("\\[\\{\"index\":3,\"id\":\"call_[^\"]+\",\"type\":\"function\","
+                + "\"function\":\\{\"name\":\"b\"}}]"), twice.toolCallsJson());
+        OpenAiChunk repeated = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"id\":\"c0\"}]},\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c1\"}]}}]}", indexes);
+        assertEquals("[{\"index\":1,\"id\":\"c1\",\"type\":\"function\"}]", repeated.toolCallsJson());
+        OpenAiChunk later = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,"
+                + "\"function\":{\"name\":\"f\"}}]}}]}", indexes);
+        assertTrue(later.toolCallsJson().contains("\"type\":\"function\"") && later.toolCallsJson().contains("\"id\":"),
+                "call 0 was never passed on opened: " + later.toolCallsJson());
+    }
+
+    /**
+     * A fuzzing audit (G17) found that a tool call's index was passed on as whatever {@code intValue} made of it: a
+     * negative index went to the client as is, a fraction was cut, and one beyond an int wrapped round to another
+     * call's. An index that is not a whole number from 0 is no index: the call is placed as one without an index is.
+     */
+    @Test
+    void aToolCallIndexThatIsNoArrayPositionIsNone() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String first = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-5,\"id\":\"a\"}]}}]}",
+                indexes).toolCallsJson();
+        assertEquals("[{\"index\":0,\"id\":\"a\",\"type\":\"function\"}]", first);
+        for (String index : new String[] {"4294967296", "1.5", "-0.5", "1e999999999", "2147483647"}) {
+            String calls = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":" + index
+                    + ",\"id\":\"id" + index + "\"}]}}]}", indexes).toolCallsJson();
+            assertTrue(calls.matches("\\[\\{\"index\":[1-5],\"id\":\"id.*"), index + ": " + calls);
+        }
+        assertEquals("[{\"index\":7,\"id\":\"b\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":7.0,\"id\":\"b\"}]}}]}", indexes).toolCallsJson(), "7.0 is a whole number");
+    }
 }
