@@ -197,7 +197,8 @@ public class Soak {
         double spanMinutes = minutes >= 120 ? 60 : minutes / 2;
         Map<Integer, List<Long>> byPart = new TreeMap<>();
         for (Window w : windows) {
-            int part = (int) Math.min((w.endMinute() - 1e-9) / spanMinutes, minutes / spanMinutes - 1);
+            // By the window's number, not its end time: a report a little late (60.02 min) belongs to the hour it closes.
+            int part = (int) Math.min((w.number() - 1) * windowMinutes / spanMinutes, minutes / spanMinutes - 1);
             byPart.computeIfAbsent(part, k -> new ArrayList<>()).addAll(w.addedMicros());
         }
         Long previous = null;
