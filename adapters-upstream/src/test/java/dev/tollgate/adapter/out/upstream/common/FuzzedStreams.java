@@ -19,6 +19,14 @@ public final class FuzzedStreams {
                 Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
     }
 
+    /** Feeds the fuzzer's text to a decoder line by line, then ends the body. */
+    public static void feed(StreamingExchange.Decoder decoder, FuzzedDataProvider data) {
+        for (String line : lines(data)) {
+            decoder.line(line);
+        }
+        decoder.ended();
+    }
+
     /** The fuzzer's text cut into lines at its line feeds (an SSE body after {@link SseLineSplitter}). */
     public static String[] lines(FuzzedDataProvider data) {
         return data.consumeRemainingAsString().split("\n", -1);

@@ -8,7 +8,6 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
 import dev.tollgate.adapter.out.upstream.common.CheckingListener;
 import dev.tollgate.adapter.out.upstream.common.FuzzedStreams;
-import dev.tollgate.adapter.out.upstream.common.StreamingExchange;
 import io.micronaut.json.JsonMapper;
 import java.io.IOException;
 import java.util.HashSet;
@@ -64,11 +63,7 @@ class OpenAiStreamFuzzTest {
     @FuzzTest(maxDuration = "10m")
     void anyStreamEndsInOneTerminalEventWithoutAnException(FuzzedDataProvider data) {
         CheckingListener listener = new CheckingListener();
-        StreamingExchange.Decoder decoder = PROVIDER.decoder(listener);
-        for (String line : FuzzedStreams.lines(data)) {
-            decoder.line(line);
-        }
-        decoder.ended();
+        FuzzedStreams.feed(PROVIDER.decoder(listener), data);
         assertEquals(1, listener.terminals(), "one terminal event");
     }
 }
