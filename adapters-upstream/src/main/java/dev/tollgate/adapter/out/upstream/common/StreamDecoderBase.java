@@ -119,7 +119,7 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
             if (t instanceof java.net.UnknownHostException || t instanceof java.nio.channels.UnresolvedAddressException) {
                 return "its host name did not resolve";
             }
-            if (t instanceof javax.net.ssl.SSLException) {
+            if (t instanceof javax.net.ssl.SSLException || t instanceof io.netty.handler.ssl.NotSslRecordException) {
                 return "the TLS handshake or session failed";
             }
             if (t.getMessage() != null && t.getMessage().contains("reset by peer")) {

@@ -17,6 +17,7 @@ import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.ChannelPool;
 import io.netty.channel.pool.SimpleChannelPool;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpClientCodec;
@@ -27,6 +28,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -430,6 +432,13 @@ public final class UpstreamHttp implements AutoCloseable {
                     return;
                 }
                 if (msg instanceof io.netty.handler.codec.http.HttpObject object && object.decoderResult().isFailure()) {
+                    if (object.decoderResult().cause() instanceof PrematureChannelClosureException) {
+                        // Not an unreadable answer: the connection closed before the head was complete. The close
+                        // that follows reports it as a transport failure, which the retry policy counts.
+                        failure = object.decoderResult().cause();
+                        ctx.close();
+                        return;
+                    }
                     // Netty's codec could not read it (no status line, a bad header or chunk size): it made up a
                     // status 999 for it, which must not pass for the provider's own answer.
                     finished = true;
@@ -507,8 +516,15 @@ public final class UpstreamHttp implements AutoCloseable {
                 ch.close();
             }
             if (status == 200) {
-                lines.finish();
-                decoder.ended();
+                try {
+                    lines.finish();
+                    decoder.ended();
+                } catch (RuntimeException unreadable) {
+                    // The last line, or the decoder's end of the answer, failed: as on any other line (see
+                    // exceptionCaught), an unreadable answer — with the handler removed, Netty would only log it.
+                    LOG.warn("Reading an answer from {} failed", uri.getHost(), unreadable);
+                    decoder.malformed("an answer the gateway could not read (its log says where)");
+                }
             } else {
                 decoder.rejected(status, retryAfter, errorBody.toString(StandardCharsets.UTF_8));
             }
@@ -519,7 +535,9 @@ public final class UpstreamHttp implements AutoCloseable {
             // Netty's decoders wrap what they caught: a TLS failure is the connection's, like an I/O one.
             Throwable root = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
                     ? cause.getCause() : cause;
-            if (!(root instanceof IOException) && !finished && !cancelled) {
+            // A TLS handler that meets plain HTTP (an https:// base-url of a server speaking http) fails the same way.
+            boolean connection = root instanceof IOException || root instanceof NotSslRecordException;
+            if (!connection && !finished && !cancelled) {
                 // Not the connection: the answer could not be decoded (Netty's HTTP codec refused it, or a decoder
                 // failed on it). Reported as such, once, and logged with where it happened: were it only
                 // recorded, the close that follows would report "closed before complete", a retryable failure.

@@ -41,22 +41,45 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
 
     /**
      * Which tool call a delta without an {@code index} continues (Gemini's OpenAI endpoint, Ollama and others send
-     * none): one stream's, kept by its decoder.
+     * none), and which calls have had their first delta: one stream's, kept by its decoder. A chunk is read with a
+     * {@link #copy} that records only what the chunk adds, so that reading a chunk costs what the chunk holds, not
+     * what the stream has opened so far.
      */
     static final class ToolCallIndexes {
+        /** More distinct calls than this in one answer is no answer a client can use: the stream is unreadable. */
+        static final int MOST_CALLS = 1024;
+
+        /** The stream's own state a copy reads through, or null for the stream's own. */
+        private final ToolCallIndexes base;
         private int next;
         private int last = -1;
         private String lastId;
         private final java.util.Set<Integer> opened = new java.util.HashSet<>();
+        /** The index of each call by the id its first delta carried. */
+        private final java.util.Map<String, Integer> ids = new java.util.HashMap<>();
+
+        ToolCallIndexes() {
+            this.base = null;
+        }
+
+        private ToolCallIndexes(ToolCallIndexes base) {
+            this.base = base;
+            this.next = base.next;
+            this.last = base.last;
+            this.lastId = base.lastId;
+        }
 
         /**
-         * The index of a call: its own, or — without one — a new call's when it carries an id other than the last
-         * call's (some servers repeat the id on every delta), else the last call's.
+         * The index of a call: its own, or — without one — the call its id opened, a new call's when it carries an
+         * id not seen before, else the last call's (some servers repeat the id on every delta, others send it only
+         * once).
          */
         int of(Object given, Object id) {
             int index = own(given);
             if (index < 0) {
-                index = last < 0 || id instanceof String text && !text.equals(lastId) ? next : last;
+                Integer known = id instanceof String text ? idIndex(text) : null;
+                index = known != null ? known : last < 0 || id instanceof String text && !text.equals(lastId) ? next
+                        : last;
             }
             next = Math.max(next, index + 1);
             last = index;
@@ -64,6 +87,11 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 lastId = text;
             }
             return index;
+        }
+
+        private Integer idIndex(String id) {
+            Integer known = ids.get(id);
+            return known != null || base == null ? known : base.ids.get(id);
         }
 
         /**
@@ -90,27 +118,37 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
 
         private static final java.math.BigDecimal INDEX_LIMIT = java.math.BigDecimal.valueOf(Integer.MAX_VALUE);
 
-        /** Whether this is the first delta of the call at {@code index}: the one that must carry its id and type. */
-        boolean opens(int index) {
-            return opened.add(index);
+        /**
+         * Whether this is the first delta of the call at {@code index}: the one that must carry its id and type.
+         * The id it carries names the call from then on.
+         *
+         * @throws IOException past {@link #MOST_CALLS} calls in the stream
+         */
+        boolean opens(int index, Object id) throws IOException {
+            if (base != null && base.opened.contains(index) || !opened.add(index)) {
+                return false;
+            }
+            if (opened.size() + (base == null ? 0 : base.opened.size()) > MOST_CALLS) {
+                throw new IOException("more than " + MOST_CALLS + " tool calls in one answer");
+            }
+            if (id instanceof String text && !text.isEmpty()) {
+                ids.putIfAbsent(text, index);
+            }
+            return true;
         }
 
         /** A copy to read a chunk with: what is not passed on (another choice, a broken chunk) opens no call. */
         ToolCallIndexes copy() {
-            ToolCallIndexes copy = new ToolCallIndexes();
-            copy.set(this);
-            return copy;
+            return new ToolCallIndexes(this);
         }
 
-        /** Takes over the state of the copy the chunk was read with. */
-        void set(ToolCallIndexes other) {
-            next = other.next;
-            last = other.last;
-            lastId = other.lastId;
-            if (other != this) {
-                opened.clear();
-                opened.addAll(other.opened);
-            }
+        /** Takes over what the copy the chunk was read with added. */
+        void set(ToolCallIndexes copy) {
+            next = copy.next;
+            last = copy.last;
+            lastId = copy.lastId;
+            opened.addAll(copy.opened);
+            copy.ids.forEach(ids::putIfAbsent);
         }
     }
 
@@ -240,8 +278,25 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 return JsonValues.count(parser.getDecimalValue());
             } catch (NumberFormatException beyondAnyDecimal) {
                 String text = parser.getText();
+                if (zero(text)) {
+                    return 0; // 0e99999999999 is still none
+                }
                 return text.startsWith("-") ? -1 : text.contains("e-") || text.contains("E-") ? 0 : Long.MAX_VALUE;
             }
+        }
+
+        /** Whether a JSON number's digits before its exponent are all zeros. */
+        private static boolean zero(String number) {
+            for (int i = 0; i < number.length(); i++) {
+                char c = number.charAt(i);
+                if (c == 'e' || c == 'E') {
+                    return true;
+                }
+                if (c != '0' && c != '-' && c != '.') {
+                    return false;
+                }
+            }
+            return true;
         }
 
         void groq(JsonParser parser, JsonToken value) throws IOException {
@@ -383,7 +438,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
                     int index = reading.of(call.remove("index"), call.get("id"));
-                    boolean first = reading.opens(index);
+                    boolean first = reading.opens(index, call.get("id"));
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
                     shaped.put("index", java.math.BigInteger.valueOf(index));
                     Object id = call.remove("id");

@@ -325,6 +325,59 @@ class UpstreamHttpTest {
         assertEquals("{\"error\":\"slow down\"}", lines.rejectedBody);
     }
 
+    /** A review found the decoder's end of the answer outside the guard every other line has. */
+    @Test
+    void aDecoderThatFailsAtTheEndOfTheAnswerEndsTheCallAsUnreadable() throws Exception {
+        String body = "data: one\n\ndata: [DONE]";
+        serveOnce("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n"
+                + body);
+        Lines lines = new Lines() {
+            @Override
+            public void ended() {
+                throw new IllegalStateException("a decoder's mistake at the end");
+            }
+        };
+        post(lines);
+        lines.await();
+        assertEquals("an answer the gateway could not read (its log says where)", lines.malformed);
+        assertNull(lines.failure);
+    }
+
+    /** A review: a connection closed in the middle of the head was told as an answer that is not HTTP. */
+    @Test
+    void aConnectionClosedBeforeTheHeadEndsIsATransportFailure() throws Exception {
+        serveOnce("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n");
+        Lines lines = new Lines();
+        post(lines);
+        lines.await();
+        assertNull(lines.malformed, "the provider's connection failed; its answer was not unreadable");
+        assertNotNull(lines.failure);
+    }
+
+    /** A review: an https:// base URL of a server that speaks plain HTTP was told as an unreadable answer. */
+    @Test
+    void tlsMeetingPlainHttpIsATransportFailureInWords() throws Exception {
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                socket.getInputStream().read(new byte[4096]); // the TLS client hello
+                socket.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                Thread.sleep(200);
+            } catch (IOException | InterruptedException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        http.post(URI.create("https://127.0.0.1:" + server.getLocalPort() + "/v1/chat"), Map.of(), new byte[0],
+                Duration.ofSeconds(2), lines, lines);
+        lines.await();
+        assertNull(lines.malformed);
+        assertNotNull(lines.failure);
+        assertEquals("the TLS handshake or session failed", StreamDecoderBase.transportProblem(lines.failure));
+    }
+
     @Test
     void aRefusedConnectionIsATransportFailure() throws Exception {
         int port = server.getLocalPort();

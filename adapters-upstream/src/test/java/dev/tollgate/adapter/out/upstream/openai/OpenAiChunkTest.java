@@ -276,4 +276,57 @@ class OpenAiChunkTest {
         assertEquals("[{\"index\":7,\"id\":\"b\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
                 + "{\"tool_calls\":[{\"index\":7.0,\"id\":\"b\"}]}}]}", indexes).toolCallsJson(), "7.0 is a whole number");
     }
+
+    /**
+     * A review: a delta without an index was matched only against the last call's id, so a call continued after
+     * another had opened became a new call with the first one's id, and the first call's arguments stayed cut.
+     */
+    @Test
+    void aDeltaWithoutIndexContinuesTheCallItsIdOpened() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String[] deltas = {"{\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":\"}}",
+            "{\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}",
+            "{\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}",
+            "{\"function\":{\"arguments\":\" \"}}"};
+        String[] expected = {"[{\"index\":0,\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                + "\"arguments\":\"{\\\"x\\\":\"}}]",
+            "[{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]",
+            "[{\"index\":0,\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}]",
+            "[{\"index\":0,\"function\":{\"arguments\":\" \"}}]"};
+        for (int i = 0; i < deltas.length; i++) {
+            assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
+                    + "]}}]}", indexes).toolCallsJson(), "delta " + i);
+        }
+    }
+
+    /**
+     * A review: each chunk copied every call the stream had opened, so a provider opening call after call made the
+     * work grow with the square of the calls. A chunk now carries only what it adds, and an answer of more than
+     * {@value OpenAiChunk.ToolCallIndexes#MOST_CALLS} calls is unreadable.
+     */
+    @Test
+    void anAnswerOfMoreToolCallsThanAnyClientUsesIsUnreadable() throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        StringBuilder calls = new StringBuilder();
+        for (int i = 0; i < OpenAiChunk.ToolCallIndexes.MOST_CALLS; i++) {
+            calls.append(i == 0 ? "" : ",").append("{\"index\":").append(i).append(",\"id\":\"c").append(i)
+                    .append("\"}");
+        }
+        OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + calls + "]}}]}", indexes);
+        assertEquals("[{\"index\":5,\"function\":{\"arguments\":\"x\"}}]", OpenAiChunk.read("{\"choices\":"
+                + "[{\"delta\":{\"tool_calls\":[{\"index\":5,\"function\":{\"arguments\":\"x\"}}]}}]}", indexes)
+                .toolCallsJson(), "a call opened in an earlier chunk is continued");
+        IOException tooMany = assertThrows(IOException.class, () -> OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":" + OpenAiChunk.ToolCallIndexes.MOST_CALLS + "}]}}]}", indexes));
+        assertEquals("more than 1024 tool calls in one answer", tooMany.getMessage());
+    }
+
+    /** A review: a zero with an exponent too large for a decimal was counted as the largest count. */
+    @Test
+    void aZeroWithAHugeExponentIsZero() throws IOException {
+        OpenAiChunk chunk = OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":0e99999999999}}");
+        assertEquals(0, chunk.completionTokens());
+        chunk = OpenAiChunk.read("{\"usage\":{\"prompt_tokens\":-0.0e99999999999,\"completion_tokens\":3}}");
+        assertEquals(0, chunk.promptTokens());
+    }
 }
