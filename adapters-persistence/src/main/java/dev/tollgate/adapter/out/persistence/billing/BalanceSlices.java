@@ -327,14 +327,16 @@ final class BalanceSlices {
             long returned = amount;
             try {
                 transactions.executeWrite(status -> {
+                    // The account row before the slice row, as a settlement locks them: the other order deadlocked
+                    // with this instance's own settlement of the account (PostgreSQL broke it after a second).
+                    if (returned > 0) {
+                        move(status.getConnection(), account, -returned);
+                    }
                     try (PreparedStatement clear = status.getConnection().prepareStatement("UPDATE balance_slice "
                             + "SET recalled = false WHERE account_id = ? AND instance_id = ?")) {
                         clear.setObject(1, account);
                         clear.setString(2, instanceId);
                         clear.executeUpdate();
-                    }
-                    if (returned > 0) {
-                        move(status.getConnection(), account, -returned);
                     }
                     return null;
                 });

@@ -116,6 +116,8 @@ public class JdbcBillingLedger implements BillingLedger {
     volatile Runnable afterKeyLimitRefusal;
     /** Tests: runs after a hold's amount was taken from the slice and before its row is written. */
     volatile Runnable beforeHoldWrite;
+    /** Tests: runs after a settlement batch committed and before its refunds are given back to the slices. */
+    volatile Runnable afterSettlementCommit;
 
     /**
      * Requests whose hold placing failed (refused, nothing sent upstream) while the hold may still have been
@@ -127,6 +129,17 @@ public class JdbcBillingLedger implements BillingLedger {
     private final java.util.concurrent.locks.ReentrantLock renewal = new java.util.concurrent.locks.ReentrantLock();
     /** Longest a request waits for a renewal another thread has begun (the statement timeout). */
     private final Duration renewalWait;
+    /**
+     * Held while a settlement batch is written and its refunds given back to the slices, and while the slices are
+     * reconciled: a reconciliation that read a committed settlement's slice row (its refund in it) before the refund
+     * reached memory gave the refund to the balance and memory then got it too — money spendable twice.
+     */
+    private final java.util.concurrent.locks.ReentrantLock settling = new java.util.concurrent.locks.ReentrantLock();
+    /**
+     * Set when the lease was found lapsed, cleared once the slices are reconciled: a reconciliation that failed part
+     * way (the database gone again) is done at the next renewal, which no longer finds the lease lapsed.
+     */
+    private volatile boolean reconcileOwed;
 
     JdbcBillingLedger(TransactionOperations<Connection> transactions, DataSource dataSource,
             DataSourceResolver resolver, Clock clock,
@@ -528,6 +541,15 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     private List<Boolean> writeSettlements(List<Settlement> batch) throws SQLException {
+        settling.lock();
+        try {
+            return writeSettlementsSettling(batch);
+        } finally {
+            settling.unlock();
+        }
+    }
+
+    private List<Boolean> writeSettlementsSettling(List<Settlement> batch) throws SQLException {
         List<Settled> done = new ArrayList<>();
         List<Boolean> results = settlementConnection.inTransaction(connection -> {
             done.clear();
@@ -552,6 +574,10 @@ public class JdbcBillingLedger implements BillingLedger {
             moveMoney(connection, done);
             return outcome;
         });
+        Runnable hook = afterSettlementCommit;
+        if (hook != null) {
+            hook.run();
+        }
         for (Settled settled : done) {
             // A hold in limbo (an expiry of one never withdrawn): its amount went back when its placing failed.
             if (instanceId.equals(settled.hold().instanceId()) && !limbo.remove(settled.hold().requestId())) {
@@ -904,7 +930,16 @@ public class JdbcBillingLedger implements BillingLedger {
             if (lapsed) {
                 LOG.warn("This instance's billing lease had run out (the process was paused or the database away for "
                         + "over {}); its balance slices are taken again from what the database says", instanceLease);
-                slices.reconcile();
+                reconcileOwed = true;
+            }
+            if (reconcileOwed) {
+                settling.lock();
+                try {
+                    slices.reconcile();
+                } finally {
+                    settling.unlock();
+                }
+                reconcileOwed = false;
             }
             Instant previous = renewedAt;
             if (previous == null || Duration.between(previous, now).compareTo(trustedLease()) > 0) {

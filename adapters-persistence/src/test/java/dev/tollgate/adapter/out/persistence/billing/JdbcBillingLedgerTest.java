@@ -1221,6 +1221,54 @@ class JdbcBillingLedgerTest {
     }
 
     /**
+     * A code review (2026-11-29): a settlement committed — its refund in the slice row — and then, before the refund
+     * reached memory, the instance found its lease lapsed and reconciled. The reconciliation gave the refund to the
+     * balance, and memory got it as well: money spendable twice, which the slice row could not cover. Settlement
+     * batches and the reconciliation now exclude each other.
+     */
+    @Test
+    void aReconciliationDoesNotGiveBackARefundOnItsWayToMemory() throws Exception {
+        JdbcBillingLedger paused = secondInstance(Duration.ofSeconds(2));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        CountDownLatch committed = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            Payer payer = newPayer(dollars("1"), null);
+            String request = newRequestId();
+            assertEquals(HoldOutcome.PLACED, paused.placeHold(hold(payer, request, dollars("0.2"), Instant.now())));
+            paused.pauseUpkeep();
+            paused.afterSettlementCommit = () -> {
+                committed.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            java.util.concurrent.Future<Boolean> settling = pool.submit(
+                    () -> paused.settle(settlement(payer, request, dollars("0.05"), Instant.now())));
+            assertTrue(committed.await(10, TimeUnit.SECONDS), "the settlement committed, its refund not yet given back");
+            paused.afterSettlementCommit = null;
+            Thread.sleep(2_500); // the lease runs out
+            java.util.concurrent.Future<?> reconciling = pool.submit(paused::returnSlices); // reconciles first
+            Thread.sleep(500);
+            go.countDown();
+            assertTrue(settling.get(10, TimeUnit.SECONDS));
+            reconciling.get(10, TimeUnit.SECONDS);
+            paused.returnSlices();
+            assertEquals(0, paused.unusedSlice(payer.accountId().value()), "nothing remembered that the row lacks");
+            assertEquals(0, queryLong("SELECT reserved_micros FROM account WHERE id = ?", payer.accountId().value()));
+            assertEquals(950_000, queryLong("SELECT balance_micros FROM account WHERE id = ?",
+                    payer.accountId().value()), "$1 less the one charge, nothing given back twice");
+            assertConserved(payer.accountId(), 1_000_000);
+        } finally {
+            go.countDown();
+            pool.shutdownNow();
+            paused.close();
+        }
+    }
+
+    /**
      * A lease too old to trust makes every hold renew it first. On a slow database the renewal takes long: the
      * holds that find it under way wait for it at most the statement timeout and then fail as the database being
      * unavailable (503), instead of queueing for a renewal each (a fault audit saw 503s after up to 49 s).
