@@ -159,6 +159,26 @@ public abstract class AbstractQuotaCounterContractTest {
         assertTrue(decide(at(3_601_000), ips.withMember("c")).admitted());
     }
 
+    /**
+     * A set holding more than the limit it is checked against (a failover's share of the limit, members handed over
+     * after an outage): a place frees up only once enough members have left (a review found the wait told until the
+     * oldest left, after which the client was refused again).
+     */
+    @Test
+    public void aSetOverTheLimitItIsCheckedAgainstSaysWhenEnoughMembersHaveLeft() {
+        Duration hour = Duration.ofHours(1);
+        QuotaCheck.Distinct ips = new QuotaCheck.Distinct(bucket(LimitScope.KEY, "ips"), "a", 3, hour);
+        assertTrue(decide(at(0), ips).admitted());
+        assertTrue(decide(at(1_000), ips.withMember("b")).admitted());
+        assertTrue(decide(at(2_000), ips.withMember("c")).admitted());
+        QuotaCheck.Distinct share = new QuotaCheck.Distinct(bucket(LimitScope.KEY, "ips"), "d", 2, hour);
+        QuotaDecision refused = decide(at(3_000), share);
+        assertFalse(refused.admitted());
+        assertEquals(Duration.ofMillis(3_601_000 - 3_000), refused.states().get(0).retryAfter(), "a and b must leave");
+        assertFalse(decide(at(3_600_000), share).admitted(), "a has left, b not yet");
+        assertTrue(decide(at(3_601_000), share).admitted());
+    }
+
     @Test
     public void concurrencySlotsAreHeldUntilReleased() {
         QuotaCheck.Concurrency cap = new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 2);

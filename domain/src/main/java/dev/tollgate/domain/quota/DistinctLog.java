@@ -34,13 +34,22 @@ public final class DistinctLog implements QuotaState {
         return seen.size();
     }
 
-    /** 0 when {@code member} may be seen now; else the milliseconds until a place frees up. */
+    /**
+     * 0 when {@code member} may be seen now; else the milliseconds until a place frees up: until the
+     * {@code size - limit + 1} least recently seen members have left (a set may hold more than the limit it is checked
+     * against — a failover's share of it, members handed over after an outage).
+     */
     public long waitMillis(long now, String member, long limit) {
         prune(now);
         if (seen.size() < limit || seen.containsKey(member)) {
             return 0;
         }
-        return seen.values().iterator().next() + window - now;
+        Iterator<Long> times = seen.values().iterator();
+        long leaves = times.next();
+        for (long over = seen.size() - Math.max(limit, 1); over > 0; over--) {
+            leaves = times.next();
+        }
+        return leaves + window - now;
     }
 
     public long resetMillis(long now) {

@@ -64,6 +64,14 @@ public final class FailoverQuotaCounter implements QuotaCounter {
     private final AtomicLong replayed = new AtomicLong();
     private volatile long sharedDownUntil;
     private volatile boolean down;
+    /**
+     * Admissions made alone hold it shared; the end of a recovery, and each hand-over's swap of what was admitted
+     * alone, hold it exclusively: so an admission made alone while the store is being told is either in what is told
+     * or seen by the last look before the store counts alone again (a review found one that landed after that look
+     * and was never told — its slot not counted there while its request ran).
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock handOver =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
     /** A caller is finding out whether the shared store is back ({@link #recover}). */
     private final AtomicBoolean recovering = new AtomicBoolean();
     /** Back from an outage with nothing to hand over: the store has not answered yet (logged once it does). */
@@ -160,22 +168,37 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         return decision;
     }
 
-    private QuotaDecision fallback(TrafficDemand demand, Instant now, Unavailable cause) {
+    private QuotaDecision alone(TrafficDemand demand, Instant now, Unavailable cause) {
         if (policy.failsClosed(demand)) {
             throw cause != null ? cause : new Unavailable("the shared rate-limit store is unreachable", null);
         }
-        QuotaDecision decision = local.decide(share(demand), now);
-        if (!decision.lease().isEmpty()) {
-            localLeases.put(decision.lease().id(), decision.lease());
-        }
-        if (decision.admitted()) {
-            rememberAlone(demand, now);
-            if (!announcedAlone) {
-                announcedAlone = true;
-                peers.alone(true);
+        handOver.readLock().lock();
+        try {
+            if (!down) {
+                // The store came back while this caller waited: it decides there (below, without the lock).
+                return null;
             }
+            QuotaDecision decision = local.decide(share(demand), now);
+            if (!decision.lease().isEmpty()) {
+                localLeases.put(decision.lease().id(), decision.lease());
+            }
+            if (decision.admitted()) {
+                rememberAlone(demand, now);
+                if (!announcedAlone) {
+                    announcedAlone = true;
+                    peers.alone(true);
+                }
+            }
+            return decision;
+        } finally {
+            handOver.readLock().unlock();
         }
-        return decision;
+    }
+
+    /** Decides alone, or — when the store came back meanwhile — as the store says. */
+    private QuotaDecision fallback(TrafficDemand demand, Instant now, Unavailable cause) {
+        QuotaDecision decision = alone(demand, now, cause);
+        return decision != null ? decision : decide(demand, now);
     }
 
     /** Keeps what an admission made alone adds to the request windows and distinct sets, for the shared store. */
@@ -218,11 +241,24 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         int admissions = 0;
         List<SharedQuotaStore.Cooldown> cooldowns = local.cooldowns(now);
         shared.replayCooldowns(cooldowns, now);
-        for (int pass = 0; pass < 3 && (pass == 0 || aloneSinceHandOver()); pass++) {
+        for (int pass = 0; ; pass++) {
             running += handOverLeases(now);
             admissions += handOverAdmissions(now);
+            handOver.writeLock().lock();
+            try {
+                if (pass >= 2 && aloneSinceHandOver()) {
+                    // Still admitting alone after three passes: the last one with callers held off.
+                    running += handOverLeases(now);
+                    admissions += handOverAdmissions(now);
+                }
+                if (!aloneSinceHandOver()) {
+                    down = false;
+                    break;
+                }
+            } finally {
+                handOver.writeLock().unlock();
+            }
         }
-        down = false;
         if (running == 0 && admissions == 0 && cooldowns.isEmpty()) {
             // Nothing was handed over, so nothing has reached the store yet: the next decision tells.
             unconfirmed = true;
@@ -268,10 +304,17 @@ public final class FailoverQuotaCounter implements QuotaCounter {
 
     /** Replays what was admitted alone and still counts in its window or set; how many entries. */
     private int handOverAdmissions(Instant now) {
-        ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows = aloneInWindows;
-        Map<String, SharedQuotaStore.Entry> sets = aloneInSets;
-        aloneInWindows = new ConcurrentLinkedDeque<>();
-        aloneInSets = new ConcurrentHashMap<>();
+        ConcurrentLinkedDeque<SharedQuotaStore.Entry> windows;
+        Map<String, SharedQuotaStore.Entry> sets;
+        handOver.writeLock().lock(); // no admission made alone is half-way into the ones swapped out
+        try {
+            windows = aloneInWindows;
+            sets = aloneInSets;
+            aloneInWindows = new ConcurrentLinkedDeque<>();
+            aloneInSets = new ConcurrentHashMap<>();
+        } finally {
+            handOver.writeLock().unlock();
+        }
         List<SharedQuotaStore.Entry> admissions = new ArrayList<>(windows.size() + sets.size());
         for (SharedQuotaStore.Entry entry : windows) {
             if (stillCounts(entry, now)) {

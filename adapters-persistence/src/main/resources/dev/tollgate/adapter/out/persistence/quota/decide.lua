@@ -426,7 +426,9 @@ for c = 1, checkCount do
         counts[c] = n
         used = n
         if n >= limit and not call('ZSCORE', key, ARGV[at + 4]) then
-            wait = tonumber(call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
+            -- The (n - limit + 1) least recently seen must leave (a set may hold more than the limit it is checked
+            -- against: a failover's share, members handed over after an outage): the limit-th most recent.
+            wait = tonumber(call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2]) + number(ARGV[at + 2]) - now
         end
     elseif kind == 'C' then
         -- An expired lease (its holder stopped renewing it) is a slot given back; renew.lua clears them out.
