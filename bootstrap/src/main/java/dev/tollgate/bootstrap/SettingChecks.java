@@ -1,6 +1,7 @@
 package dev.tollgate.bootstrap;
 
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
+import dev.tollgate.domain.catalog.ModelId;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.env.Environment;
@@ -78,6 +79,7 @@ final class SettingChecks {
         oneOf(environment, "tollgate.smtp.tls", List.of("starttls", "tls", "none"));
         secretLength(environment, "tollgate.dashboard.secret", 32);
         webAddress(environment, "tollgate.dashboard.public-url");
+        modelIds(environment, "tollgate.playground.models");
         // Its own sentence names the variable and the entry that is no address or CIDR block.
         new SourceAddresses(environment.getProperty("tollgate.http.trusted-proxies", Argument.listOf(String.class))
                 .orElse(List.of()), 64);
@@ -104,6 +106,7 @@ final class SettingChecks {
         counts.put("tollgate.completions.max-retries", new Range(0, integer));
         counts.put("tollgate.auth.key-cache-size", new Range(0, integer));
         counts.put("tollgate.playground.max-output-tokens", new Range(1, integer));
+        counts.put("tollgate.playground.max-prompt-chars", new Range(1, big));
         counts.put("tollgate.dashboard.login.per-email", new Range(1, integer));
         counts.put("tollgate.dashboard.login.per-ip", new Range(1, integer));
         counts.put("tollgate.dashboard.mail.per-recipient", new Range(1, integer));
@@ -190,6 +193,20 @@ final class SettingChecks {
             throw new IllegalArgumentException(named(property) + " must be at most 366d; it was " + text);
         }
         return value;
+    }
+
+    /** A comma-separated list of model ids as clients send them: each at most ModelId.MAX_LENGTH characters. */
+    private static void modelIds(Environment environment, String property) {
+        String text = text(environment, property);
+        if (text == null) {
+            return;
+        }
+        for (String id : text.split(",")) {
+            if (id.strip().length() > ModelId.MAX_LENGTH) {
+                throw new IllegalArgumentException(named(property) + " must list model ids of at most "
+                        + ModelId.MAX_LENGTH + " characters, separated by commas; one has " + id.strip().length());
+            }
+        }
     }
 
     /** A positive USD amount in whole micro-dollars, written as a plain decimal, read exactly (BigDecimal). */

@@ -105,6 +105,12 @@ class SettingChecksTest {
         refused("tollgate.http.max-connections", "0", "from 1 to 2147483647");
         refused("tollgate.http.ipv6-prefix-length", "129", "from 1 to 128");
         refused("tollgate.dashboard.public-url", "gateway.example.com", "must start with https:// or http://");
+        // A second docs audit: these two failed in the playground's own words, naming no variable.
+        refused("tollgate.playground.max-prompt-chars", "0", "a whole number of at least 1; it was 0");
+        refused("tollgate.playground.models", "tollgate/simulator-free," + "m".repeat(257),
+                "model ids of at most 256 characters, separated by commas; one has 257");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.playground.models",
+                "tollgate/simulator-free, " + "m".repeat(256), "tollgate.playground.max-prompt-chars", "100"))));
         IllegalArgumentException secret = assertThrows(IllegalArgumentException.class, () -> new SettingChecks(
                 environment(Map.of("tollgate.dashboard.secret", "hunter2-hunter2"))));
         assertEquals("TOLLGATE_DASHBOARD_SECRET (tollgate.dashboard.secret) must have at least 32 characters; it "

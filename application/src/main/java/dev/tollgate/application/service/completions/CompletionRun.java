@@ -403,17 +403,24 @@ final class CompletionRun implements RunningCompletion {
                 ctx.keyHash(), ctx.request().model().value(), route.provider().value(), charged, cost,
                 status, now, latency, ttftMillis, ctx.request().stream());
         tellEnding();
-        observer.onSettled(route.provider().value(), status, charged, cost);
-        Runnable end = () -> {
-            ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
-            ctx.settle().accept(settlement);
-        };
+        // Whatever an observer throws, the slots go back and the hold is settled: done is set, so nothing else would.
         try {
-            ctx.blocking().execute(end);
-        } catch (RejectedExecutionException shuttingDown) {
-            // The process is stopping and the executor takes nothing more: settle here rather than not at all (a
-            // request whose tokens reached its client must be charged for them).
-            end.run();
+            observer.onSettled(route.provider().value(), status, charged, cost);
+        } finally {
+            Runnable end = () -> {
+                try {
+                    ctx.onEnd().run(); // the request's concurrency slots (§8.1) go back first: it is over
+                } finally {
+                    ctx.settle().accept(settlement);
+                }
+            };
+            try {
+                ctx.blocking().execute(end);
+            } catch (RejectedExecutionException shuttingDown) {
+                // The process is stopping and the executor takes nothing more: settle here rather than not at all
+                // (a request whose tokens reached its client must be charged for them).
+                end.run();
+            }
         }
     }
 
@@ -447,8 +454,11 @@ final class CompletionRun implements RunningCompletion {
         done = true;
         cancelTimers();
         tellEnding();
-        observer.onFailure(failure);
-        settle(usage, status);
+        try {
+            observer.onFailure(failure);
+        } finally {
+            settle(usage, status);
+        }
     }
 
     /** Events of one attempt; stale events of an abandoned attempt are ignored. */
@@ -551,8 +561,11 @@ final class CompletionRun implements RunningCompletion {
                 TokenUsage usage = reportedUsage != null ? withinAllowance(plausible(reportedUsage)) : partialUsage();
                 Usd charged = charge(usage, "completed");
                 tellEnding();
-                observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
-                settle(usage, "completed", charged);
+                try {
+                    observer.onComplete(new CompletionResult(finishReason, usage, charged, route.provider().value()));
+                } finally {
+                    settle(usage, "completed", charged);
+                }
             }
         }
 

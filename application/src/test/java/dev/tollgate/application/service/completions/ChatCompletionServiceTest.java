@@ -639,6 +639,33 @@ class ChatCompletionServiceTest {
             assertEquals(2_000_000 - 103, report.tokens().remaining(), "3 prompt + 100 output tokens estimated");
         }
 
+        /**
+         * A review (2026-11-29): an observer that threw as the answer ended (writing the last of it to the client)
+         * left the slots taken and the hold unsettled for good, since the run was done and nothing else ended it.
+         */
+        @Test
+        void slotsGoBackAndTheHoldIsSettledWhateverTheObserverThrows() {
+            String requestId = newRequestId();
+            RecordingObserver throwing = new RecordingObserver() {
+                @Override
+                public void onComplete(CompletionResult completion) {
+                    throw new IllegalStateException("the client's connection broke as the answer was written");
+                }
+
+                @Override
+                public void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
+                    throw new IllegalStateException("a metric could not be recorded");
+                }
+            };
+            service().start(principal, request("test/solo", PROMPT, 100), requestId, ORIGIN, throwing);
+            assertEquals(1, quotas.inFlight(keySlots));
+            ScriptedModelProvider.Call call = alpha.onlyCall().firstByte().delta("a");
+            assertThrows(IllegalStateException.class, () -> call.finish("stop", new TokenUsage(3, 1)));
+            blocking.runAll();
+            assertSlotsFree();
+            assertEquals("completed", settledRow(requestId).status());
+        }
+
         @Test
         void slotsGoBackWhenTheCompletionFinishes() {
             start("test/solo", 100);
