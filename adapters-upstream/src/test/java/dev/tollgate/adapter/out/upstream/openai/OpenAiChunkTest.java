@@ -84,10 +84,18 @@ class OpenAiChunkTest {
         assertNull(chunk.content());
     }
 
+    /** Each tool-call delta, in its own chunk of one stream, is passed on as the expected one. */
+    private static void assertPassedOnAs(String[] deltas, String[] expected) throws IOException {
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        for (int i = 0; i < deltas.length; i++) {
+            assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
+                    + "]}}]}", indexes).toolCallsJson(), "delta " + i);
+        }
+    }
+
     /** An audit against real servers' shapes (Gemini's endpoint, Ollama, TGI, proxies in front of Gemini, Groq). */
     @Test
     void toolCallDeltasWithoutIndexOrWithNullsAreMadeSpecShaped() throws IOException {
-        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
         String[] deltas = {"{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}",
             "{\"id\":null,\"type\":null,\"function\":{\"name\":null,\"arguments\":\"{\\\"a\\\":\"}}",
             "{\"id\":\"call_1\",\"function\":{\"arguments\":\"1}\"}}",
@@ -96,10 +104,7 @@ class OpenAiChunkTest {
                 + "\"arguments\":\"\"}}]", "[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":\"}}]",
             "[{\"index\":0,\"id\":\"call_1\",\"function\":{\"arguments\":\"1}\"}}]",
             "[{\"index\":1,\"id\":\"call_2\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]"};
-        for (int i = 0; i < deltas.length; i++) {
-            assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
-                    + "]}}]}", indexes).toolCallsJson());
-        }
+        assertPassedOnAs(deltas, expected);
     }
 
     /** A fuzzing audit: what a server put in a call was passed on as it was, whatever its type. */
@@ -283,7 +288,6 @@ class OpenAiChunkTest {
      */
     @Test
     void aDeltaWithoutIndexContinuesTheCallItsIdOpened() throws IOException {
-        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
         String[] deltas = {"{\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":\"}}",
             "{\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}",
             "{\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}",
@@ -293,10 +297,7 @@ class OpenAiChunkTest {
             "[{\"index\":1,\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]",
             "[{\"index\":0,\"id\":\"a\",\"function\":{\"arguments\":\"1}\"}}]",
             "[{\"index\":0,\"function\":{\"arguments\":\" \"}}]"};
-        for (int i = 0; i < deltas.length; i++) {
-            assertEquals(expected[i], OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i]
-                    + "]}}]}", indexes).toolCallsJson(), "delta " + i);
-        }
+        assertPassedOnAs(deltas, expected);
     }
 
     /**
