@@ -126,11 +126,16 @@ class BadInputE2ETest extends GatewayE2ETest {
     void badQueryParametersAre400() {
         String gpm = readWriteKey();
         for (String query : List.of("offset=-1", "offset=10001", "offset=abc", "offset=1.5", "offset=",
-                "offset=%2B5", "offset=%205", "offset=1e2", "include_disabled=yes", "include_disabled=1")) {
+                "offset=%2B5", "offset=%205", "offset=1e2", "offset=-0", "offset=000000000010001",
+                "offset=99999999999999999999", "include_disabled=yes", "include_disabled=1")) {
             Reply reply = get("/api/v1/keys?" + query, gpm);
             assertManagementError(reply, 400, null);
         }
         assertEquals(200, get("/api/v1/keys?offset=0&include_disabled=false", gpm).status());
+        // Leading zeros, however many, are the same integer (an audit: nine were taken, ten refused).
+        for (String offset : List.of("00", "05", "0000000005", "00000000000000000010000")) {
+            assertEquals(200, get("/api/v1/keys?offset=" + offset, gpm).status(), offset);
+        }
     }
 
     @Test

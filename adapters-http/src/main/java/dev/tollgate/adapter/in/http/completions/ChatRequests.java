@@ -30,6 +30,7 @@ public final class ChatRequests {
     private static final int MAX_STOP_SEQUENCES = 4;
     /** The media part types OpenAI takes, on user messages only. */
     private static final Set<String> USER_MEDIA = Set.of("image_url", "input_audio", "file");
+    private static final Set<String> IMAGE_DETAIL = Set.of("auto", "low", "high");
     /** OpenAI's rule for function (and response schema) names. */
     private static final Pattern FUNCTION_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
 
@@ -323,9 +324,15 @@ public final class ChatRequests {
                     throw new InvalidRequestException(at + ".image_url", at + ".image_url must be an object "
                             + "{url, detail?}");
                 }
-                if (!(image.get("url") instanceof String)) {
+                if (!(image.get("url") instanceof String url) || url.isBlank()) {
                     throw new InvalidRequestException(at + ".image_url.url", at + ".image_url.url must be a "
-                            + "string: the image's URL or a data: URL");
+                            + "non-empty string: the image's URL or a data: URL");
+                }
+                // OpenAI's three levels (null as if absent); anything else the provider would refuse, after the hold.
+                Object detail = image.get("detail");
+                if (detail != null && !IMAGE_DETAIL.contains(detail)) {
+                    throw new InvalidRequestException(at + ".image_url.detail", at + ".image_url.detail must be "
+                            + "\"auto\", \"low\" or \"high\" when given");
                 }
                 images++;
             }

@@ -148,10 +148,8 @@ public final class CompletionResponses {
         if (failure.retryAfterSeconds() > 0) {
             response.header("Retry-After", Long.toString(failure.retryAfterSeconds()));
         }
-        if (failure.afterOutput()) {
-            // Billed for what the provider produced before it failed: an SDK's automatic retry would pay again.
-            response.header("x-should-retry", "false");
-        }
+        // A provider that failed part-way through a JSON answer is billed for what it produced, and the 502 still
+        // says nothing against retrying: §7.2's client action for a 5xx is a retry with bounded backoff.
         return response;
     }
 }

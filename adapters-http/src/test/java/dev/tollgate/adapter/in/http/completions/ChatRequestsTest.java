@@ -89,6 +89,14 @@ class ChatRequestsTest {
                 "messages[0].content[1].image_url must be an object"));
         cases.put(withMessages(part("{\"type\":\"image_url\",\"image_url\":{\"detail\":\"low\"}}")),
                 List.of("messages[0].content[1].image_url.url", "messages[0].content[1].image_url.url must be a"));
+        // An audit (2026-11-29): an empty URL and a detail OpenAI does not know went to the provider as written.
+        cases.put(withMessages(part("{\"type\":\"image_url\",\"image_url\":{\"url\":\" \"}}")),
+                List.of("messages[0].content[1].image_url.url", "must be a non-empty string"));
+        for (String detail : List.of("\"ultra\"", "1", "{\"x\":1}", "\"LOW\"")) {
+            cases.put(withMessages(part("{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/y.png\","
+                    + "\"detail\":" + detail + "}}")), List.of("messages[0].content[1].image_url.detail",
+                    "messages[0].content[1].image_url.detail must be \"auto\", \"low\" or \"high\""));
+        }
         cases.put(withMessages(part("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"AAAA\"}}")),
                 List.of("messages[0].content[1].type", "messages[0].content[1] is a part of type 'input_audio', "
                         + "which this gateway does not take"));
@@ -148,6 +156,10 @@ class ChatRequestsTest {
         assertEquals(List.of("be brief", "what is this?", "I cannot", "42"),
                 request.messages().stream().map(m -> m.text()).toList());
         assertEquals(1, request.images());
+        for (String detail : List.of("\"auto\"", "\"low\"", "\"high\"", "null")) {
+            assertEquals(1, parse(withMessages("{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":"
+                    + "{\"url\":\"data:image/png;base64,AAAA\",\"detail\":" + detail + "}}]}")).images(), detail);
+        }
     }
 
     @Test
