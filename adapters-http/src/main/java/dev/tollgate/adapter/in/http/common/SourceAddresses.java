@@ -103,15 +103,64 @@ public final class SourceAddresses {
     private static List<String> forwardedChain(HttpRequest<?> request) {
         List<String> hops = new ArrayList<>();
         for (String header : request.getHeaders().getAll("Forwarded")) {
-            for (String element : header.split(",")) {
-                String hop = null;
-                for (String pair : element.split(";")) {
-                    String[] kv = pair.trim().split("=", 2);
-                    if (kv.length == 2 && kv[0].trim().equalsIgnoreCase("for")) {
-                        hop = kv[1].trim();
-                    }
+            hops.addAll(forwardedHops(header));
+        }
+        return hops;
+    }
+
+    /**
+     * The {@code for=} value of each element of one {@code Forwarded} line ("" for an element without one, or one
+     * whose quoted string never closes). Commas and semicolons inside a quoted string are text, not separators
+     * (RFC 7239 §4): a proxy that quotes a client-chosen value, such as {@code host="a,for=9.9.9.9"}, must not
+     * give the client a hop of its choosing (an audit: split on every comma, that read as an element of its own).
+     */
+    static List<String> forwardedHops(String header) {
+        List<String> hops = new ArrayList<>();
+        String hop = null;
+        StringBuilder name = new StringBuilder();
+        StringBuilder value = new StringBuilder();
+        boolean inValue = false;
+        boolean quoted = false;
+        boolean broken = false;
+        for (int i = 0; i <= header.length(); i++) {
+            char c = i < header.length() ? header.charAt(i) : ',';
+            if (quoted && i < header.length()) {
+                if (c == '\\' && i + 1 < header.length()) {
+                    value.append(header.charAt(++i));
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    value.append(c);
                 }
-                hops.add(hop == null ? "" : hop);
+                continue;
+            }
+            if (quoted) { // the line ended inside a quoted string: its element cannot be read
+                broken = true;
+                quoted = false;
+            }
+            if (c == ';' || c == ',') {
+                if (inValue && name.toString().trim().equalsIgnoreCase("for")) {
+                    hop = value.toString().trim();
+                }
+                name.setLength(0);
+                value.setLength(0);
+                inValue = false;
+                if (c == ',') {
+                    hops.add(broken || hop == null ? "" : hop);
+                    hop = null;
+                    broken = false;
+                }
+            } else if (!inValue && c == '=') {
+                inValue = true;
+            } else if (inValue) {
+                if (c == '"' && value.toString().isBlank()) {
+                    quoted = true;
+                    value.setLength(0);
+                } else {
+                    value.append(c);
+                }
+            } else {
+                name.append(c);
             }
         }
         return hops;

@@ -68,6 +68,23 @@ class SourceAddressesTest {
                 "X-Forwarded-For", "198.51.100.9")), "quoted, bracketed, with a port; X-Forwarded-For ignored");
         assertEquals("10.0.0.1", rfc7239.sourceOf(from("10.0.0.1", "X-Forwarded-For", "198.51.100.9")));
 
+        // An audit (2026-11-29): a proxy that quotes a value the client chose (its Host) in its own element.
+        assertEquals("198.51.100.1", rfc7239.sourceOf(from("10.0.0.1",
+                "Forwarded", "for=198.51.100.1;host=\"a,for=9.9.9.9;x=\"")), "a comma inside quotes separates nothing");
+        assertEquals("198.51.100.1", rfc7239.sourceOf(from("10.0.0.1",
+                "Forwarded", "for=\"198.51.100.1\";host=\"a\\\",for=9.9.9.9\"")), "nor an escaped quote's neighbour");
+    }
+
+    @Test
+    void forwardedElementsAreSplitOutsideQuotedStringsOnly() {
+        assertEquals(List.of("192.0.2.60", "[2001:db8::17]:4711", ""),
+                SourceAddresses.forwardedHops("for=192.0.2.60;proto=http, For=\"[2001:db8::17]:4711\" ,by=10.0.0.1"));
+        assertEquals(List.of("198.51.100.1"), SourceAddresses.forwardedHops("host=\"x;for=1.2.3.4\";for=198.51.100.1"));
+        assertEquals(List.of("192.0.2.1", ""), SourceAddresses.forwardedHops("for=192.0.2.1, for=\"10.0.0.1"),
+                "a quoted string that never closes makes its element unreadable");
+        assertEquals(List.of("", ""), SourceAddresses.forwardedHops(","));
+        assertEquals(List.of(""), SourceAddresses.forwardedHops(""));
+
         IllegalArgumentException wrong = assertThrows(IllegalArgumentException.class,
                 () -> new SourceAddresses(List.of(), 64, "x-real-ip"));
         assertTrue(wrong.getMessage().contains("TOLLGATE_HTTP_FORWARDED_HEADER"), wrong.getMessage());
