@@ -154,6 +154,12 @@ public final class ScriptedModelProvider implements ModelProvider {
             return this;
         }
 
+        /** The provider tells its count of the prompt before the answer ends (Anthropic's message_start). */
+        public synchronized Call promptCounted(long promptTokens) {
+            listener.onPromptCounted(promptTokens);
+            return this;
+        }
+
         public synchronized Call text(AnswerChannel channel, String text) {
             listener.onText(channel, text);
             return this;

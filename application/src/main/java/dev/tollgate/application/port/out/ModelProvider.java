@@ -63,6 +63,14 @@ public interface ModelProvider {
         default void onLogprobs(String contentJson) {
         }
 
+        /**
+         * The provider's own count of the prompt, told before the answer ends (Anthropic's {@code message_start}):
+         * what is billed as the prompt if the answer then fails or the client leaves, instead of the gateway's
+         * estimate. A provider that reports usage only at the end never calls it.
+         */
+        default void onPromptCounted(long promptTokens) {
+        }
+
         /** @param reportedUsage the provider's own token counts, or {@code null} when it reported none */
         void onFinish(String finishReason, TokenUsage reportedUsage);
 

@@ -1355,6 +1355,33 @@ class ChatCompletionServiceTest {
             assertEquals(OPENING_BALANCE.minusFloorZero(micros(12)), available());
         }
 
+        /**
+         * An audit (2026-11-29): Anthropic tells its count of the prompt (cache included) in message_start; a
+         * stream that broke after it, or a client that left, was billed the gateway's estimate instead — 14 tokens
+         * for a prompt of 3,010. The count is the one billed, within the model's context; another provider's count
+         * does not carry over to the route that took over.
+         */
+        @Test
+        void thePromptCountAProviderToldBeforeTheEndIsBilledWhenTheAnswerDoesNotFinish() {
+            Started failing = start("test/pair", 100);
+            alpha.onlyCall().promptCounted(40).firstByte().delta("one two").fail(503, true, false, null);
+            assertEquals(new TokenUsage(40, 2), settledRow(failing.requestId()).usage());
+
+            Started leaving = start("test/solo", 100);
+            alpha.calls().get(1).promptCounted(25).firstByte().delta("a b");
+            leaving.running().cancel();
+            assertEquals(new TokenUsage(25, 2), settledRow(leaving.requestId()).usage());
+
+            Started huge = start("test/solo", 100);
+            alpha.calls().get(2).promptCounted(Long.MAX_VALUE).firstByte().delta("a").fail(502, false, false, null);
+            assertEquals(new TokenUsage(1000, 1), settledRow(huge.requestId()).usage(), "at most the context");
+
+            Started fellBack = start("test/pair", 100);
+            alpha.calls().get(3).promptCounted(40).fail(503, true, false, null);
+            beta.onlyCall().firstByte().delta("x").fail(502, false, false, null);
+            assertEquals(new TokenUsage(3, 1), settledRow(fellBack.requestId()).usage(), "beta told no count");
+        }
+
         @Test
         void aToolCallDeltaIsOutputSoAFailureAfterItDoesNotFallBack() {
             Started started = start("test/pair", 100);

@@ -153,6 +153,11 @@ public final class AnthropicModelProvider implements ModelProvider {
                 case "message_start" -> {
                     if (event.get("message") instanceof Map<?, ?> message && message.get("usage") instanceof Map<?, ?> u) {
                         usage(u);
+                        if (inputTokens >= 0) {
+                            // The prompt as Anthropic bills it, cache included: what a failure or a client's
+                            // leaving before message_delta bills as the prompt.
+                            listener.onPromptCounted(saturated(inputTokens, cacheCreationTokens, cacheReadTokens));
+                        }
                     }
                 }
                 case "content_block_start" -> blockStart(event);
@@ -169,9 +174,11 @@ public final class AnthropicModelProvider implements ModelProvider {
                 case "message_stop" -> finish();
                 case "error" -> {
                     Object message = event.get("error") instanceof Map<?, ?> e ? e.get("message") : event;
-                    boolean overloaded = event.get("error") instanceof Map<?, ?> e
-                            && "overloaded_error".equals(e.get("type"));
-                    reportedError(overloaded ? 529 : 502, overloaded, message);
+                    Object errorType = event.get("error") instanceof Map<?, ?> e ? e.get("type") : null;
+                    // Capacity, as the HTTP statuses 529 and 429 are: another provider, or a 429 with a wait.
+                    boolean overloaded = "overloaded_error".equals(errorType);
+                    boolean limited = "rate_limit_error".equals(errorType);
+                    reportedError(overloaded ? 529 : limited ? 429 : 502, overloaded || limited, message);
                 }
                 default -> alive(); // ping, and what the gateway does not use: the provider is there
             }

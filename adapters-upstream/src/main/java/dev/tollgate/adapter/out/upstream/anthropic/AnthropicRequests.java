@@ -26,15 +26,20 @@ final class AnthropicRequests {
         body.put("model", route.upstreamModel());
         body.put("max_tokens", maxTokens);
         body.put("stream", true);
-        StringBuilder system = new StringBuilder();
+        List<Map<String, Object>> system = new ArrayList<>();
         List<Map<String, Object>> messages = new ArrayList<>();
+        // OpenAI's legacy function calling: the id given to each function's latest call, for its result.
+        Map<String, String> legacyCalls = new LinkedHashMap<>();
         for (int i = 0; i < request.messages().size(); i++) {
             ChatMessage message = request.messages().get(i);
             Map<String, Object> original = json.readValue(message.json(), Argument.mapOf(String.class, Object.class));
             switch (message.role()) {
-                case "system", "developer" -> system.append(system.isEmpty() ? "" : "\n\n").append(message.text());
-                case "assistant" -> append(messages, "assistant", assistantBlocks(message, original, i));
-                case "tool", "function" -> append(messages, "user", List.of(toolResult(message, original)));
+                case "system", "developer" -> system.addAll(textBlocks(message, original));
+                case "assistant" -> append(messages, "assistant", assistantBlocks(message, original, i, legacyCalls));
+                case "tool" -> append(messages, "user", List.of(toolResult(message, original,
+                        toolId(original.get("tool_call_id")))));
+                case "function" -> append(messages, "user", List.of(toolResult(message, original,
+                        legacyResultId(original, legacyCalls, i))));
                 default -> append(messages, "user", userBlocks(message, original, i));
             }
         }
@@ -43,8 +48,10 @@ final class AnthropicRequests {
             throw new Untranslatable("messages", "this model's provider (Anthropic's Messages API) needs at least "
                     + "one user or assistant message with content besides the system prompt");
         }
-        if (!system.isEmpty()) {
-            body.put("system", system.toString());
+        if (system.size() == 1) {
+            body.put("system", system.get(0).get("text"));
+        } else if (!system.isEmpty()) {
+            body.put("system", system); // each message and text part a block of its own, not run together
         }
         body.put("messages", messages);
         if (request.temperature() != null) {
@@ -103,11 +110,34 @@ final class AnthropicRequests {
         }
     }
 
-    /** Anthropic's ids are {@code [a-zA-Z0-9_-]+}; other providers' (e.g. {@code functions.weather:0}) are mapped. */
+    /**
+     * Anthropic's ids are {@code [a-zA-Z0-9_-]+}; other providers' (e.g. {@code functions.weather:0}) are mapped,
+     * and a mapped id carries a digest of the original, so that two ids stay two ({@code call:1} and {@code call_1}
+     * were one id for Anthropic, an audit found). The same id always maps alike: a call and its result still match.
+     */
     static String toolId(Object id) {
         String text = id == null ? "" : id.toString();
+        if (VALID_ID.matcher(text).matches()) {
+            return text;
+        }
         String clean = text.replaceAll("[^a-zA-Z0-9_-]", "_");
-        return clean.isEmpty() ? "_" : clean;
+        return (clean.isEmpty() ? "id" : clean) + "_" + Sha256.hex(text).substring(0, 12);
+    }
+
+    private static final java.util.regex.Pattern VALID_ID = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]+");
+
+    /**
+     * The tool_use id a legacy {@code function} message answers: the latest {@code function_call} of that name
+     * before it. Anthropic refuses a result that answers no call, so one without a call is the client's 400.
+     */
+    private static String legacyResultId(Map<String, Object> original, Map<String, String> legacyCalls, int index) {
+        String id = original.get("name") instanceof String name ? legacyCalls.get(name) : null;
+        if (id == null) {
+            throw new Untranslatable("messages[" + index + "]", "messages[" + index + "] is the result of function '"
+                    + original.get("name") + "', which no earlier assistant message called (function_call); this "
+                    + "model's provider (Anthropic's Messages API) takes a result only for a call it saw");
+        }
+        return id;
     }
 
     /** Anthropic wants alternating turns: consecutive messages of one role are merged. */
@@ -119,7 +149,18 @@ final class AnthropicRequests {
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> content = (List<Map<String, Object>>) messages.get(messages.size() - 1)
                     .get("content");
-            content.addAll(blocks);
+            for (Map<String, Object> block : blocks) {
+                if ("tool_result".equals(block.get("type"))) {
+                    // Anthropic wants a user turn's tool results before anything else in it.
+                    int at = 0;
+                    while (at < content.size() && "tool_result".equals(content.get(at).get("type"))) {
+                        at++;
+                    }
+                    content.add(at, block);
+                } else {
+                    content.add(block);
+                }
+            }
             return;
         }
         Map<String, Object> message = new LinkedHashMap<>();
@@ -185,11 +226,23 @@ final class AnthropicRequests {
         return block;
     }
 
-    private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original, int index)
-            throws IOException {
+    private List<Map<String, Object>> assistantBlocks(ChatMessage message, Map<String, Object> original, int index,
+            Map<String, String> legacyCalls) throws IOException {
         List<Map<String, Object>> blocks = new ArrayList<>();
         if (!message.text().isBlank()) {
             blocks.add(text(message.text()));
+        }
+        if (!(original.get("tool_calls") instanceof List<?>) && original.get("function_call") instanceof Map<?, ?> call
+                && call.get("name") instanceof String name) {
+            // OpenAI's legacy function calling, as a tool call with an id of its own (legacy calls carry none).
+            String id = "function_call_" + index;
+            legacyCalls.put(name, id);
+            Map<String, Object> block = new LinkedHashMap<>();
+            block.put("type", "tool_use");
+            block.put("id", id);
+            block.put("name", name);
+            block.put("input", input(call.get("arguments"), "messages[" + index + "].function_call.arguments"));
+            blocks.add(block);
         }
         if (original.get("tool_calls") instanceof List<?> calls) {
             for (int c = 0; c < calls.size(); c++) {
@@ -240,10 +293,11 @@ final class AnthropicRequests {
         }
     }
 
-    private static Map<String, Object> toolResult(ChatMessage message, Map<String, Object> original) {
+    private static Map<String, Object> toolResult(ChatMessage message, Map<String, Object> original,
+            String toolUseId) {
         Map<String, Object> block = new LinkedHashMap<>();
         block.put("type", "tool_result");
-        block.put("tool_use_id", toolId(original.get("tool_call_id")));
+        block.put("tool_use_id", toolUseId);
         if (original.get("content") instanceof List<?> parts) {
             // Parts stay parts (Anthropic's tool_result takes text blocks), not glued into one text.
             List<Map<String, Object>> texts = new ArrayList<>();
@@ -257,6 +311,21 @@ final class AnthropicRequests {
             block.put("content", message.text());
         }
         return block;
+    }
+
+    /** A system or developer message as text blocks: each text part its own, blank ones left out. */
+    private static List<Map<String, Object>> textBlocks(ChatMessage message, Map<String, Object> original) {
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        if (original.get("content") instanceof List<?> parts) {
+            for (Object part : parts) {
+                if (part instanceof Map<?, ?> p && p.get("text") instanceof String t && !t.isBlank()) {
+                    blocks.add(text(t));
+                }
+            }
+        } else if (!message.text().isBlank()) {
+            blocks.add(text(message.text()));
+        }
+        return blocks;
     }
 
     private static Map<String, Object> text(String text) {
@@ -277,13 +346,29 @@ final class AnthropicRequests {
                     if (function.get("description") != null) {
                         translated.put("description", function.get("description"));
                     }
-                    Object schema = function.get("parameters");
-                    translated.put("input_schema", schema != null ? schema : Map.of("type", "object"));
+                    translated.put("input_schema", inputSchema(function.get("parameters")));
                     tools.add(translated);
                 }
             }
         }
         return tools;
+    }
+
+    /**
+     * A tool's parameters as Anthropic's {@code input_schema}, which must say {@code "type": "object"}: OpenAI
+     * takes {@code {}} or {@code {properties: …}} without it (an audit: sent as they were, Anthropic refused them).
+     */
+    private static Object inputSchema(Object parameters) {
+        if (!(parameters instanceof Map<?, ?> schema)) {
+            return Map.of("type", "object");
+        }
+        if (schema.containsKey("type")) {
+            return schema;
+        }
+        Map<Object, Object> typed = new LinkedHashMap<>();
+        typed.put("type", "object");
+        typed.putAll(schema);
+        return typed;
     }
 
     private static Map<String, Object> toolChoice(Object choice) {

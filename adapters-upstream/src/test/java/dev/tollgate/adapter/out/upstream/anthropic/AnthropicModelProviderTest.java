@@ -2,7 +2,9 @@ package dev.tollgate.adapter.out.upstream.anthropic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.catalog.CatalogFile;
@@ -145,6 +147,34 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertTrue(recorder.toolCalls.isEmpty());
     }
 
+    /**
+     * A black-box audit (2026-11-29): message_start's prompt count, cache included, is told at once (a stream that
+     * breaks after it is billed that prompt, not the gateway's estimate), and a rate_limit_error event before any
+     * output is capacity like overloaded_error (it was a plain failure, retried four times, then a 502).
+     */
+    @Test
+    void thePromptCountIsToldAtTheStartAndARateLimitEventIsCapacity() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":10,"
+                        + "\"cache_creation_input_tokens\":1000,\"cache_read_input_tokens\":2000,\"output_tokens\":1}}}",
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}",
+                "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal\"}}")));
+        RecordingListener broken = callAndWait();
+        assertEquals(List.of(3010L), broken.promptCounts);
+        assertEquals(502, broken.failure.status());
+
+        for (String[] kind : new String[][] {{"rate_limit_error", "429"}, {"overloaded_error", "529"}}) {
+            handler.set(exchange -> sse(exchange, List.of(
+                    "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}",
+                    "{\"type\":\"ping\"}",
+                    "{\"type\":\"error\",\"error\":{\"type\":\"" + kind[0] + "\",\"message\":\"Slow down\"}}")));
+            RecordingListener limited = callAndWait();
+            assertEquals(Integer.parseInt(kind[1]), limited.failure.status(), kind[0]);
+            assertTrue(limited.failure.rateLimited(), kind[0] + " is capacity");
+            assertTrue(limited.failure.retryable(), kind[0] + ": nothing was produced, another provider may answer");
+        }
+    }
+
     @Test
     void usageTooLargeToBeACountIsTheLargestNotAWrappedNumber() throws Exception {
         handler.set(exchange -> sse(exchange, List.of(
@@ -195,6 +225,62 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertTrue(encoded.contains("\"tool_choice\":{\"type\":\"any\"}"), encoded);
         assertTrue(encoded.contains("\"input_schema\":{\"type\":\"object\"}"), encoded);
         assertFalse(encoded.contains("\"role\":\"system\""), encoded);
+    }
+
+    /** A black-box audit (2026-11-29) of what Anthropic would have refused, or read differently. */
+    @Test
+    void legacyFunctionCallsDistinctIdsSchemasWithoutTypeAndSystemPartsAreTranslatedAsAnthropicTakesThem()
+            throws Exception {
+        JsonMapper json = JsonMapper.createDefault();
+        ProviderRoute route = new ProviderRoute(new ProviderId("a"), "claude-x", TokenPrice.FREE, TokenPrice.FREE,
+                ModelCapabilities.ALL);
+        List<ChatMessage> messages = List.of(
+                new ChatMessage("developer", "Rule one.Rule two.", "{\"role\":\"developer\",\"content\":[{\"type\":"
+                        + "\"text\",\"text\":\"Rule one.\"},{\"type\":\"text\",\"text\":\"Rule two.\"}]}"),
+                new ChatMessage("user", "weather", "{\"role\":\"user\",\"content\":\"weather\"}"),
+                new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,\"function_call\":"
+                        + "{\"name\":\"get_weather\",\"arguments\":\"{\\\"location\\\":\\\"Paris\\\"}\"}}"),
+                new ChatMessage("function", "sunny", "{\"role\":\"function\",\"name\":\"get_weather\","
+                        + "\"content\":\"sunny\"}"),
+                new ChatMessage("assistant", "", "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":["
+                        + "{\"id\":\"call:1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}},"
+                        + "{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}"),
+                new ChatMessage("tool", "a", "{\"role\":\"tool\",\"tool_call_id\":\"call:1\",\"content\":\"a\"}"),
+                new ChatMessage("user", "and?", "{\"role\":\"user\",\"content\":\"and?\"}"),
+                new ChatMessage("tool", "b", "{\"role\":\"tool\",\"tool_call_id\":\"call_1\",\"content\":\"b\"}"));
+        String tools = "[{\"type\":\"function\",\"function\":{\"name\":\"noargs\",\"parameters\":{}}},"
+                + "{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"properties\":{\"x\":"
+                + "{\"type\":\"string\"}}}}}]";
+        ChatRequest request = new ChatRequest(new ModelId("m"), messages, 100, null, null, null, null, null, null,
+                false, null, null, tools, null, null, true);
+        Map<String, Object> body = new AnthropicRequests(json).messagesRequest(route, request, 100);
+        String encoded = json.writeValueAsString(body);
+
+        assertTrue(encoded.contains("\"system\":[{\"type\":\"text\",\"text\":\"Rule one.\"},{\"type\":\"text\","
+                + "\"text\":\"Rule two.\"}]"), "parts are not run together: " + encoded);
+        assertTrue(encoded.contains("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":"
+                + "\"function_call_2\",\"name\":\"get_weather\",\"input\":{\"location\":\"Paris\"}}]},"
+                + "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"function_call_2\","
+                + "\"content\":\"sunny\"}"), "the legacy call and its result match: " + encoded);
+        String colon = AnthropicRequests.toolId("call:1");
+        assertNotEquals("call_1", colon, "two ids stay two");
+        assertTrue(encoded.contains("\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"" + colon
+                + "\",\"content\":\"a\"},{\"type\":\"tool_result\",\"tool_use_id\":\"call_1\",\"content\":\"b\"},"
+                + "{\"type\":\"text\",\"text\":\"and?\"}]"), "results first in the user turn: " + encoded);
+        assertTrue(encoded.contains("{\"name\":\"noargs\",\"input_schema\":{\"type\":\"object\"}}"), encoded);
+        assertTrue(encoded.contains("{\"name\":\"f\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"x\":"
+                + "{\"type\":\"string\"}}}}"), encoded);
+        assertEquals("Be brief.", new AnthropicRequests(json).messagesRequest(route, new ChatRequest(new ModelId("m"),
+                List.of(new ChatMessage("system", "Be brief.", "{\"role\":\"system\",\"content\":\"Be brief.\"}"),
+                        messages.get(1)), 100, null, null, null, null, null, null, false, null, null, null, null,
+                null, true), 100).get("system"), "one system text stays a string");
+
+        // A function result that answers no call cannot be expressed: the client's 400, naming the message.
+        ChatRequest orphan = new ChatRequest(new ModelId("m"), List.of(messages.get(1), messages.get(3)), 100, null,
+                null, null, null, null, null, false, null, null, null, null, null, true);
+        AnthropicRequests.Untranslatable refused = assertThrows(AnthropicRequests.Untranslatable.class,
+                () -> new AnthropicRequests(json).messagesRequest(route, orphan, 100));
+        assertEquals("messages[1]", refused.param());
     }
 
     @Test
@@ -320,9 +406,11 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertTrue(encoded.contains("\"content\":[{\"type\":\"text\",\"text\":\"Translate:\"},{\"type\":\"text\","
                 + "\"text\":\"Bonjour\"},{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":"
                 + "\"image/jpeg\",\"data\":\"/9j/4AAQ\"}}]"), "parts stay blocks, no blank one, jpg is jpeg: " + encoded);
+        String mapped = AnthropicRequests.toolId("functions.weather:0");
+        assertTrue(mapped.matches("functions_weather_0_[0-9a-f]{12}"), mapped);
         assertTrue(encoded.contains("{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":"
-                + "\"functions_weather_0\""), "no blank text block, an id Anthropic takes: " + encoded);
-        assertTrue(encoded.contains("\"tool_use_id\":\"functions_weather_0\",\"content\":[{\"type\":\"text\","
+                + "\"" + mapped + "\""), "no blank text block, an id Anthropic takes: " + encoded);
+        assertTrue(encoded.contains("\"tool_use_id\":\"" + mapped + "\",\"content\":[{\"type\":\"text\","
                 + "\"text\":\"4 \"},{\"type\":\"text\",\"text\":\"degrees\"}]"), encoded);
         String userHash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest("jane.doe@example.com".getBytes(java.nio.charset.StandardCharsets.UTF_8)));

@@ -26,6 +26,8 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     public volatile String finishReason;
     public volatile TokenUsage usage;
     public volatile ModelProvider.UpstreamFailure failure;
+    /** The provider's counts of the prompt told before the end ({@link #onPromptCounted}), in order. */
+    public final List<Long> promptCounts = new CopyOnWriteArrayList<>();
 
     /** How often the provider said it was there (the answer's start, keep-alives, chunks without output). */
     public final AtomicInteger alive = new AtomicInteger();
@@ -51,6 +53,11 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     @Override
     public void onToolCallDelta(String toolCallsJson) {
         toolCalls.add(toolCallsJson);
+    }
+
+    @Override
+    public void onPromptCounted(long promptTokens) {
+        promptCounts.add(promptTokens);
     }
 
     @Override
