@@ -349,7 +349,7 @@ final class CompletionRun implements RunningCompletion {
      * the client sees is the one it is billed for.
      */
     private TokenUsage withinAllowance(TokenUsage reported) {
-        long prompt = Math.min(reported.promptTokens(), Math.max(ctx.contextLength(), ctx.promptTokens()));
+        long prompt = Math.min(reported.promptTokens(), mostPromptTokens());
         long completion = Math.min(reported.completionTokens(), ctx.maxTokens());
         return prompt == reported.promptTokens() && completion == reported.completionTokens() ? reported
                 : new TokenUsage(prompt, completion);
@@ -384,9 +384,12 @@ final class CompletionRun implements RunningCompletion {
      * estimated tokens billed for a prompt of 3,010), at most what the model's context holds; else the estimate.
      */
     private long promptTokens() {
-        return reportedPromptTokens > 0
-                ? Math.min(reportedPromptTokens, Math.max(ctx.contextLength(), ctx.promptTokens()))
-                : ctx.promptTokens();
+        return reportedPromptTokens > 0 ? Math.min(reportedPromptTokens, mostPromptTokens()) : ctx.promptTokens();
+    }
+
+    /** The most prompt tokens a provider can have read: the model's context window (or the estimate, if larger). */
+    private long mostPromptTokens() {
+        return Math.max(ctx.contextLength(), ctx.promptTokens());
     }
 
     private void cancelTimers() {

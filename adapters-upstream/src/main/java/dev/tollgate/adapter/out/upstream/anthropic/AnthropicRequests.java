@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /** Translates a chat-completions request into an Anthropic Messages request (streaming). */
 final class AnthropicRequests {
@@ -124,7 +125,7 @@ final class AnthropicRequests {
         return (clean.isEmpty() ? "id" : clean) + "_" + Sha256.hex(text).substring(0, 12);
     }
 
-    private static final java.util.regex.Pattern VALID_ID = java.util.regex.Pattern.compile("[a-zA-Z0-9_-]+");
+    private static final Pattern VALID_ID = Pattern.compile("[a-zA-Z0-9_-]+");
 
     /**
      * The tool_use id a legacy {@code function} message answers: the latest {@code function_call} of that name
