@@ -478,6 +478,21 @@ class BadInputE2ETest extends GatewayE2ETest {
                 + "Authorization: Bearer " + gpm + "\r\n\r\n");
         assertTrue(two.startsWith("HTTP/1.1 400"), two);
         assertTrue(two.contains("2 Host headers"), two);
+        // An invalid value is a 400 as well (an audit: these were served, the first even by the loopback-only
+        // outbox).
+        for (String host : List.of("localhost:18781@evil.example", "localhost:abc", "localhost:1/evil.example",
+                "localhost@evil.example", "a b", "[::1")) {
+            String invalid = exchange("GET /api/v1/keys HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer "
+                    + gpm + "\r\n\r\n");
+            assertTrue(invalid.startsWith("HTTP/1.1 400") && invalid.contains("is not a host name"), host + ": "
+                    + invalid);
+        }
+        for (String host : List.of("127.0.0.1:8080", "[::1]:8080", "gateway.example", "localhost:",
+                "xn--bcher-kva.example")) {
+            String valid = exchange("GET /api/v1/keys HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer "
+                    + gpm + "\r\nConnection: close\r\n\r\n");
+            assertTrue(valid.startsWith("HTTP/1.1 200"), host + ": " + valid);
+        }
         String old = exchange("GET /api/v1/keys HTTP/1.0\r\nAuthorization: Bearer " + gpm + "\r\n\r\n");
         assertTrue(old.matches("(?s)HTTP/1\\.[01] 200.*"), "HTTP/1.0 without Host is served: " + old);
     }

@@ -255,8 +255,12 @@ public class UsageController {
         return String.format(java.util.Locale.ENGLISH, "%,d", value);
     }
 
-    /** RFC 4180 rows: fields with a comma, quote or line break are quoted; cells that a spreadsheet would run as
-     * a formula (starting with =, +, -, @, tab or CR) are prefixed with an apostrophe (OWASP CSV injection). */
+    /**
+     * RFC 4180 rows: fields with a comma, quote or line break are quoted, and so are those with a semicolon or a tab
+     * (a spreadsheet set to a locale whose list separator is ';' splits an unquoted field there, and a key named
+     * {@code x;=cmd|…} became a formula cell: an audit); cells that a spreadsheet would run as a formula (starting
+     * with =, +, -, @, tab or CR) are prefixed with an apostrophe (OWASP CSV injection).
+     */
     static final class Csv {
 
         private Csv() {
@@ -278,7 +282,7 @@ public class UsageController {
                 safe = "'" + safe;
             }
             if (safe.indexOf(',') >= 0 || safe.indexOf('"') >= 0 || safe.indexOf('\n') >= 0
-                    || safe.indexOf('\r') >= 0) {
+                    || safe.indexOf('\r') >= 0 || safe.indexOf(';') >= 0 || safe.indexOf('\t') >= 0) {
                 return '"' + safe.replace("\"", "\"\"") + '"';
             }
             return safe;

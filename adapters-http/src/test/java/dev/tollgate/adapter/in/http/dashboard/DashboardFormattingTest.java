@@ -75,6 +75,9 @@ class DashboardFormattingTest {
         assertEquals("\"say \"\"hi\"\"\"", UsageController.Csv.field("say \"hi\""));
         assertEquals("\"two\nlines\"", UsageController.Csv.field("two\nlines"));
         assertEquals("'=1+1", UsageController.Csv.field("=1+1"));
+        // A ';'-separated locale would split an unquoted field and start a cell with the formula (an audit).
+        assertEquals("\"x;=cmd|' /C calc'!A0;\"", UsageController.Csv.field("x;=cmd|' /C calc'!A0;"));
+        assertEquals("\"a\t=1\"", UsageController.Csv.field("a\t=1"));
         assertEquals("'@SUM(A1)", UsageController.Csv.field("@SUM(A1)"));
         assertEquals("\"'=HYPERLINK(\"\"x\"\"),y\"", UsageController.Csv.field("=HYPERLINK(\"x\"),y"));
         assertEquals("", UsageController.Csv.field(""));
