@@ -43,7 +43,9 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
      * Which tool call a delta without an {@code index} continues (Gemini's OpenAI endpoint, Ollama and others send
      * none), and which calls have had their first delta: one stream's, kept by its decoder. A chunk is read with a
      * {@link #copy} that records only what the chunk adds, so that reading a chunk costs what the chunk holds, not
-     * what the stream has opened so far.
+     * what the stream has opened so far. The client sees the calls numbered 0, 1, 2, … in the order they opened,
+     * whatever the server numbered them: a stream whose calls start at index 1 made the openai SDK's stream helpers
+     * throw (an audit; servers that do it exist, LiteLLM #5231).
      */
     static final class ToolCallIndexes {
         /** More distinct calls than this in one answer is no answer a client can use: the stream is unreadable. */
@@ -54,7 +56,10 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         private int next;
         private int last = -1;
         private String lastId;
-        private final java.util.Set<Integer> opened = new java.util.HashSet<>();
+        /** The function name the last call's deltas carried, or null while they carried none. */
+        private String lastName;
+        /** The server's index of each call opened, with the client's (its place in the order of opening). */
+        private final java.util.Map<Integer, Integer> opened = new java.util.HashMap<>();
         /** The index of each call by the id its first delta carried. */
         private final java.util.Map<String, Integer> ids = new java.util.HashMap<>();
 
@@ -67,26 +72,44 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             this.next = base.next;
             this.last = base.last;
             this.lastId = base.lastId;
+            this.lastName = base.lastName;
         }
 
         /**
-         * The index of a call: its own, or — without one — the call its id opened, a new call's when it carries an
-         * id not seen before, else the last call's (some servers repeat the id on every delta, others send it only
-         * once).
+         * The server's index of a call: its own, or — without one — the call its id opened, a new call's when it
+         * carries an id not seen before, or a function name other than the last call's, or when the last call
+         * already has an entry in this delta ({@code inThisDelta}: one array, two calls), else the last call's (some
+         * servers repeat the id on every delta, others send it only once). An empty id is no id.
          */
-        int of(Object given, Object id) {
+        int of(Object given, Object id, Object name, java.util.Set<Integer> inThisDelta) {
+            String idText = id instanceof String text && !text.isEmpty() ? text : null;
+            String nameText = name instanceof String text && !text.isEmpty() ? text : null;
             int index = own(given);
             if (index < 0) {
-                Integer known = id instanceof String text ? idIndex(text) : null;
-                index = known != null ? known : last < 0 || id instanceof String text && !text.equals(lastId) ? next
-                        : last;
+                Integer known = idText != null ? idIndex(idText) : null;
+                boolean another = last < 0 || idText != null && !idText.equals(lastId)
+                        || nameText != null && lastName != null && !nameText.equals(lastName)
+                        || inThisDelta.contains(last);
+                index = known != null ? known : another ? next : last;
+            }
+            if (index != last) {
+                lastName = null;
             }
             next = Math.max(next, index + 1);
             last = index;
-            if (id instanceof String text) {
-                lastId = text;
+            if (idText != null) {
+                lastId = idText;
+            }
+            if (nameText != null) {
+                lastName = nameText;
             }
             return index;
+        }
+
+        /** The client's index of the call the server numbered {@code index} (opened, {@link #opens}). */
+        int client(int index) {
+            Integer own = opened.get(index);
+            return own != null ? own : base.opened.get(index);
         }
 
         private Integer idIndex(String id) {
@@ -125,12 +148,14 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
          * @throws IOException past {@link #MOST_CALLS} calls in the stream
          */
         boolean opens(int index, Object id) throws IOException {
-            if (base != null && base.opened.contains(index) || !opened.add(index)) {
+            if (base != null && base.opened.containsKey(index) || opened.containsKey(index)) {
                 return false;
             }
-            if (opened.size() + (base == null ? 0 : base.opened.size()) > MOST_CALLS) {
+            int count = opened.size() + (base == null ? 0 : base.opened.size());
+            if (count >= MOST_CALLS) {
                 throw new IOException("more than " + MOST_CALLS + " tool calls in one answer");
             }
+            opened.put(index, count);
             if (id instanceof String text && !text.isEmpty()) {
                 ids.putIfAbsent(text, index);
             }
@@ -147,7 +172,8 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             next = copy.next;
             last = copy.last;
             lastId = copy.lastId;
-            opened.addAll(copy.opened);
+            lastName = copy.lastName;
+            opened.putAll(copy.opened);
             copy.ids.forEach(ids::putIfAbsent);
         }
     }
@@ -425,6 +451,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             // The last tool_calls of the answer's choice are its delta (as its content is), so they alone count:
             // read from the stream's calls so far, not from those of another tool_calls (a repeated member or choice).
             reading = indexes.copy();
+            java.util.Set<Integer> inThisDelta = new java.util.HashSet<>();
             StringWriter out = new StringWriter();
             try (JsonGenerator generator = JSON.createGenerator(out)) {
                 generator.writeStartArray();
@@ -437,10 +464,12 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     @SuppressWarnings("unchecked")
                     java.util.Map<String, Object> call = (java.util.Map<String, Object>) withoutNulls(
                             JsonValues.read(parser));
-                    int index = reading.of(call.remove("index"), call.get("id"));
+                    Object name = call.get("function") instanceof java.util.Map<?, ?> f ? f.get("name") : null;
+                    int index = reading.of(call.remove("index"), call.get("id"), name, inThisDelta);
+                    inThisDelta.add(index);
                     boolean first = reading.opens(index, call.get("id"));
                     java.util.Map<String, Object> shaped = new java.util.LinkedHashMap<>();
-                    shaped.put("index", java.math.BigInteger.valueOf(index));
+                    shaped.put("index", java.math.BigInteger.valueOf(reading.client(index)));
                     Object id = call.remove("id");
                     if (id instanceof String text && !text.isEmpty()) {
                         shaped.put("id", id);

@@ -251,7 +251,7 @@ class OpenAiChunkTest {
         OpenAiChunk twice = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":"
                 + "{\"name\":\"a\"}}]}},{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"name\":\"b\"}}]}}]}",
                 indexes);
-        assertTrue(twice.toolCallsJson().matches("\\[\\{\"index\":3,\"id\":\"call_[^\"]+\",\"type\":\"function\","
+        assertTrue(twice.toolCallsJson().matches("\\[\\{\"index\":0,\"id\":\"call_[^\"]+\",\"type\":\"function\","
                 + "\"function\":\\{\"name\":\"b\"}}]"), twice.toolCallsJson());
         OpenAiChunk repeated = OpenAiChunk.read("{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
                 + "\"id\":\"c0\"}]},\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c1\"}]}}]}", indexes);
@@ -260,6 +260,41 @@ class OpenAiChunkTest {
                 + "\"function\":{\"name\":\"f\"}}]}}]}", indexes);
         assertTrue(later.toolCallsJson().contains("\"type\":\"function\"") && later.toolCallsJson().contains("\"id\":"),
                 "call 0 was never passed on opened: " + later.toolCallsJson());
+    }
+
+    /**
+     * A black-box audit (2026-11-29): a server numbering its calls from 1 had them passed on so, and the openai SDK's
+     * stream helpers threw ("Cannot read properties of undefined"); calls without index and id — two in one array,
+     * or one after another with other names, or with empty ids — were merged into one call named "get_weatherget_time".
+     */
+    @Test
+    void clientsSeeTheCallsNumberedFromZeroAndCallsWithoutIndexOrIdStayApart() throws IOException {
+        assertPassedOnAs(new String[] {
+            "{\"index\":1,\"id\":\"call_i1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}",
+            "{\"index\":1,\"function\":{\"arguments\":\"{}\"}}",
+            "{\"index\":5,\"id\":\"call_i5\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}"},
+            new String[] {
+                "[{\"index\":0,\"id\":\"call_i1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]",
+                "[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]",
+                "[{\"index\":1,\"id\":\"call_i5\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]"});
+
+        String both = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"name\":\"get_weather\","
+                + "\"arguments\":\"{}\"}},{\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}]}}]}",
+                new OpenAiChunk.ToolCallIndexes()).toolCallsJson();
+        assertTrue(both.matches("\\[\\{\"index\":0,\"id\":\"call_[^\"]+\",\"type\":\"function\",\"function\":\\{\"name\":"
+                + "\"get_weather\",\"arguments\":\"\\{}\"}},\\{\"index\":1,\"id\":\"call_[^\"]+\",\"type\":\"function\","
+                + "\"function\":\\{\"name\":\"get_time\",\"arguments\":\"\\{}\"}}]"), "two in one array: " + both);
+
+        OpenAiChunk.ToolCallIndexes indexes = new OpenAiChunk.ToolCallIndexes();
+        String[] deltas = {"{\"id\":\"\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\":\"}}",
+            "{\"id\":\"\",\"function\":{\"arguments\":\"\\\"Paris\\\"}\"}}",
+            "{\"id\":\"\",\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}"};
+        int[] expected = {0, 0, 1};
+        for (int i = 0; i < deltas.length; i++) {
+            String calls = OpenAiChunk.read("{\"choices\":[{\"delta\":{\"tool_calls\":[" + deltas[i] + "]}}]}", indexes)
+                    .toolCallsJson();
+            assertTrue(calls.startsWith("[{\"index\":" + expected[i] + ","), "delta " + i + ": " + calls);
+        }
     }
 
     /**
@@ -278,8 +313,11 @@ class OpenAiChunkTest {
                     + ",\"id\":\"id" + index + "\"}]}}]}", indexes).toolCallsJson();
             assertTrue(calls.matches("\\[\\{\"index\":[1-5],\"id\":\"id.*"), index + ": " + calls);
         }
-        assertEquals("[{\"index\":7,\"id\":\"b\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
-                + "{\"tool_calls\":[{\"index\":7.0,\"id\":\"b\"}]}}]}", indexes).toolCallsJson(), "7.0 is a whole number");
+        assertEquals("[{\"index\":6,\"id\":\"b\",\"type\":\"function\"}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":7.0,\"id\":\"b\"}]}}]}", indexes).toolCallsJson(), "the seventh call");
+        assertEquals("[{\"index\":6,\"function\":{\"arguments\":\"x\"}}]", OpenAiChunk.read("{\"choices\":[{\"delta\":"
+                + "{\"tool_calls\":[{\"index\":7,\"function\":{\"arguments\":\"x\"}}]}}]}", indexes).toolCallsJson(),
+                "7.0 is a whole number: index 7 continues that call");
     }
 
     /**
