@@ -195,7 +195,8 @@ public final class AnthropicModelProvider implements ModelProvider {
         @Override
         protected int meaning(int status, String body) {
             // "Your credit balance is too low to access the Anthropic API": the operator's account, as a 402.
-            return status == 400 && body != null && body.contains("credit balance is too low") ? 402 : status;
+            return status == 400 && body != null && body.contains("credit balance is too low") ? 402
+                    : super.meaning(status, body);
         }
 
         private void usage(Map<?, ?> usage) {

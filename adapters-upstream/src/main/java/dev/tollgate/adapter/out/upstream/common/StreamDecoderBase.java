@@ -65,12 +65,15 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     }
 
     /**
-     * The status a provider's refusal stands for: its own, unless the provider says in a 400 what another status
-     * means (Anthropic answers an empty credit balance with 400 invalid_request_error, OpenRouter and DeepSeek with
-     * 402, which is the gateway's standing with the provider, not the client's request).
+     * The status a provider's refusal stands for: its own, unless the provider says in it what another status
+     * means (Anthropic answers an empty credit balance with 400 invalid_request_error, OpenAI with 429
+     * insufficient_quota, OpenRouter and DeepSeek with 402, which is the gateway's standing with the provider, not
+     * the client's request nor the provider's capacity).
      */
     protected int meaning(int status, String body) {
-        return status;
+        // OpenAI's 429 insufficient_quota is the gateway's account out of credit with the provider, not capacity:
+        // waiting does not help (an audit: it was retried as capacity and answered transfer_agent_capacity_reached).
+        return status == 429 && body != null && body.contains("insufficient_quota") ? 402 : status;
     }
 
     @Override

@@ -85,6 +85,11 @@ public final class UpstreamErrors {
         if (body == null || body.isBlank()) {
             return "";
         }
+        String text = body.strip();
+        if (!text.startsWith("{") && !text.startsWith("[")) {
+            // A plain-text reason (an audit: "bad request: temperature out of range" was lost); not an HTML page.
+            return text.startsWith("<") ? "" : StreamingExchange.abbreviate(mask(text));
+        }
         String message = "";
         try {
             // OpenAI's error.message first; then the shapes other servers answer with: TGI's {"error": "…"},

@@ -182,6 +182,26 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         }
     }
 
+    /** Finish reasons of OpenAI's format, which clients and SDKs know. */
+    private static final java.util.Set<String> FINISH_REASONS = java.util.Set.of("stop", "length", "tool_calls",
+            "content_filter", "function_call");
+
+    /**
+     * A server's finish reason in OpenAI's terms: OpenAI's own as they are; a length cap by another name
+     * ({@code max_tokens}, {@code model_length}) is {@code length}, {@code tool_use} is {@code tool_calls}, and any
+     * other (TGI's {@code eos_token}, {@code end_turn}, …) an ordinary {@code stop}.
+     */
+    static String finishReason(String given) {
+        if (FINISH_REASONS.contains(given)) {
+            return given;
+        }
+        return switch (given) {
+            case "max_tokens", "model_length", "max_length" -> "length";
+            case "tool_use" -> "tool_calls";
+            default -> "stop";
+        };
+    }
+
     /** Turns the upstream's SSE lines into listener events; exactly one terminal event. */
     private final class StreamDecoder extends StreamDecoderBase {
         private final OpenAiChunk.ToolCallIndexes toolIndexes = new OpenAiChunk.ToolCallIndexes();
@@ -261,7 +281,12 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 alive(); // a chunk without output (the role, an empty delta) still says the provider is there
             }
             if (chunk.finishReason() != null) {
-                finishReason = chunk.finishReason();
+                finishReason = finishReason(chunk.finishReason());
+            } else if (finishReason != null && chunk.hasUsage() && !output) {
+                // The usage chunk that follows the finishing one is the answer's last: it is complete, whether or not
+                // [DONE] follows (an audit: a server that sent it and then held the connection open had a whole
+                // answer end as failed at the idle timeout).
+                finish(finishReason, usage);
             }
         }
 

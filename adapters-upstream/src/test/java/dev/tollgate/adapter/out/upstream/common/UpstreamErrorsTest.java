@@ -71,5 +71,9 @@ class UpstreamErrorsTest {
                 + "\"message\":{\"detail\":[{\"type\":\"extra_forbidden\",\"loc\":[\"body\",\"stream_options\"],"
                 + "\"msg\":\"Extra inputs are not permitted\"}]},\"type\":\"invalid_request_message_error\"}"));
         assertEquals("", UpstreamErrors.providerMessage(null));
+        // A plain-text reason is the reason (an audit: it was lost); masked as any other.
+        assertEquals("bad request: temperature out of range",
+                UpstreamErrors.providerMessage("bad request: temperature out of range\n"));
+        assertEquals("", UpstreamErrors.providerMessage("  <!DOCTYPE html><p>Bad Request</p>"));
     }
 }

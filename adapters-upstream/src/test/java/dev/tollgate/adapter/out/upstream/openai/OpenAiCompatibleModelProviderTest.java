@@ -222,4 +222,50 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
                 "REFUSAL:No more."), recorder.outputs);
         assertEquals("stop", recorder.finishReason);
     }
+
+    /**
+     * A black-box audit (2026-11-29): a server's finish reason outside OpenAI's set went to clients as it was
+     * (TGI's eos_token); a server that sent the usage chunk after the finishing one and then held the connection
+     * open had its whole answer end as failed at the idle timeout; OpenAI's 429 insufficient_quota (the gateway's
+     * credit with the provider) was taken for capacity and retried.
+     */
+    @Test
+    void finishReasonsAreOpenAisAndTheUsageChunkAfterTheFinishEndsTheAnswer() throws Exception {
+        assertEquals("stop", OpenAiCompatibleModelProvider.finishReason("eos_token"));
+        assertEquals("length", OpenAiCompatibleModelProvider.finishReason("max_tokens"));
+        assertEquals("tool_calls", OpenAiCompatibleModelProvider.finishReason("tool_use"));
+        assertEquals("content_filter", OpenAiCompatibleModelProvider.finishReason("content_filter"));
+
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        handler.set(exchange -> {
+            java.io.OutputStream out = openStream(exchange);
+            for (String event : List.of(textPiece("Hi"),
+                    "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"eos_token\"}]}",
+                    "{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,\"total_tokens\":6}}")) {
+                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+            }
+            try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS); // held open, no [DONE]
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            out.close();
+        });
+        try {
+            RecordingListener recorder = callAndWait();
+            assertEquals("stop", recorder.finishReason);
+            assertEquals(new dev.tollgate.domain.billing.TokenUsage(5, 1), recorder.usage);
+        } finally {
+            release.countDown();
+        }
+
+        handler.set(exchange -> answer(exchange, 429, "application/json", "{\"error\":{\"message\":\"You exceeded "
+                + "your current quota\",\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}}"));
+        RecordingListener broke = callAndWait();
+        assertEquals(402, broke.failure.status(), broke.failure.message());
+        assertFalse(broke.failure.rateLimited(), "not capacity: waiting does not bring credit");
+        assertFalse(broke.failure.retryable());
+        assertTrue(ModelProvider.UpstreamFailure.refusesGateway(broke.failure.status()));
+    }
 }
