@@ -235,6 +235,22 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
                 + " reported: " + StreamingExchange.abbreviate(UpstreamErrors.mask(text))));
     }
 
+    /**
+     * The provider said in its stream that it refuses the request itself: before any output, the 400 its status
+     * would have been (the client's request, with the provider's reason; not retried — an audit saw a context-length
+     * error retried four times as a server error); after output, a failure of the answer like any other.
+     */
+    protected final void reportedRejection(Object said) {
+        if (produced) {
+            reportedError(502, false, said);
+            return;
+        }
+        String text = String.valueOf(said);
+        UpstreamErrors.log(provider, "refused the request in its stream", text);
+        fail(new ModelProvider.UpstreamFailure(400, false, false, null, provider + " refused the request: "
+                + StreamingExchange.abbreviate(UpstreamErrors.mask(text))));
+    }
+
     protected final void finish(String finishReason, dev.tollgate.domain.billing.TokenUsage usage) {
         finished = true;
         listener.onFinish(finishReason, usage);

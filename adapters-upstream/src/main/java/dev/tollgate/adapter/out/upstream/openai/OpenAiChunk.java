@@ -29,9 +29,11 @@ import java.io.StringWriter;
  * @param logprobsJson    the first choice's {@code logprobs.content} array as compact JSON, or null
  * @param rateLimited     whether the error says the provider is rate limited ({@code code} 429, or a
  *                        {@code code} or {@code type} naming a rate limit)
+ * @param rejected        whether the error says the request itself was refused ({@code code} 400, 413 or 422, or
+ *                        {@code type} {@code invalid_request_error} / {@code BadRequestError})
  */
 record OpenAiChunk(String error, String content, String reasoning, String refusal, String toolCallsJson, String finishReason, long promptTokens,
-        long completionTokens, String logprobsJson, boolean rateLimited) {
+        long completionTokens, String logprobsJson, boolean rateLimited, boolean rejected) {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
@@ -232,6 +234,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
         private long completionTokens = -1;
         private String logprobsJson;
         private boolean rateLimited;
+        private boolean rejected;
 
         Builder(ToolCallIndexes indexes) {
             this.indexes = indexes;
@@ -256,6 +259,8 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                 } else if ((field.equals("code") || field.equals("type")) && token.isScalarValue()) {
                     String said = parser.getText().toLowerCase(java.util.Locale.ROOT);
                     rateLimited |= said.equals("429") || said.contains("rate_limit") || said.contains("ratelimit");
+                    rejected |= said.equals("400") || said.equals("413") || said.equals("422")
+                            || said.equals("invalid_request_error") || said.equals("badrequesterror");
                 } else {
                     parser.skipChildren();
                 }
@@ -529,7 +534,7 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
             // A server that sends both names sends the same text twice: one is the answer's.
             return new OpenAiChunk(error, content, reasoning != null ? reasoning : reasoningContent, refusal,
                     toolCallsJson, finishReason, promptTokens, completionTokens,
-                    logprobsJson, rateLimited);
+                    logprobsJson, rateLimited, rejected);
         }
     }
 }

@@ -250,6 +250,11 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
         private void handle(OpenAiChunk chunk) {
             if (chunk.error() != null) {
+                if (chunk.rejected() && !chunk.rateLimited()) {
+                    // The request refused in the stream (vLLM's context-length error): as a 400 status would be.
+                    reportedRejection(chunk.error());
+                    return;
+                }
                 // A provider may say in its stream that it is rate limited: capacity, as a 429 status would be.
                 reportedError(chunk.rateLimited() ? 429 : 502, chunk.rateLimited(), chunk.error());
                 return;

@@ -268,4 +268,20 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertFalse(broke.failure.retryable());
         assertTrue(ModelProvider.UpstreamFailure.refusesGateway(broke.failure.status()));
     }
+
+    /** A black-box audit (2026-11-29): the request refused in the stream, before output, is the 400 it means. */
+    @Test
+    void aRefusalOfTheRequestInTheStreamBeforeOutputIsA400NotAServerError() throws Exception {
+        handler.set(exchange -> sse(exchange, List.of("{\"error\":{\"message\":\"This model's maximum context length "
+                + "is 4096 tokens\",\"type\":\"BadRequestError\",\"code\":400}}")));
+        RecordingListener refused = callAndWait();
+        assertEquals(400, refused.failure.status());
+        assertFalse(refused.failure.retryable(), "the same request would be refused again");
+        assertTrue(refused.failure.message().contains("maximum context length is 4096"), refused.failure.message());
+
+        handler.set(exchange -> sse(exchange, List.of(textPiece("par"), "{\"error\":{\"message\":\"too long\","
+                + "\"code\":400}}")));
+        RecordingListener after = callAndWait();
+        assertEquals(502, after.failure.status(), "after output it is a failure of the answer");
+    }
 }
