@@ -13,6 +13,17 @@ import java.util.HashMap;
 public final class InMemoryQuotaCounter implements QuotaCounter {
 
     private final LocalQuotas quotas = new LocalQuotas(new HashMap<>());
+    private volatile boolean inPlace;
+
+    /** Says, as counters in this process do, that a release waits on no I/O. */
+    public void releaseInPlace() {
+        inPlace = true;
+    }
+
+    @Override
+    public boolean releasesInPlace() {
+        return inPlace;
+    }
 
     @Override
     public synchronized QuotaDecision decide(TrafficDemand demand, Instant now) {

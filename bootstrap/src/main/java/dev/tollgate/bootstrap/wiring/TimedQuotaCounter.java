@@ -52,6 +52,11 @@ final class TimedQuotaCounter implements QuotaCounter {
     }
 
     @Override
+    public boolean releasesInPlace() {
+        return store.releasesInPlace();
+    }
+
+    @Override
     public void release(SlotLease lease, Instant now) {
         long start = System.nanoTime();
         try {

@@ -24,6 +24,15 @@ public interface QuotaCounter {
     /** Gives back the slots of an admitted request; called once per lease. */
     void release(SlotLease lease, Instant now);
 
+    /**
+     * Whether {@link #release} returns at once, waiting on no I/O (counters in this process): a caller may then give
+     * slots back on whatever thread learns that a request ended, an event loop included, rather than queueing the
+     * release on a blocking executor.
+     */
+    default boolean releasesInPlace() {
+        return false;
+    }
+
     /** The store did not answer (connection lost, timeout): the caller applies its failure policy. */
     final class Unavailable extends RuntimeException {
         public Unavailable(String message, Throwable cause) {

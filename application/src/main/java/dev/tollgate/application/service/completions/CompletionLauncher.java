@@ -155,7 +155,7 @@ final class CompletionLauncher {
                     prepared.routes(), prepared.promptTokens(), prepared.maxTokens(), prepared.model().contextLength(),
                     prepared.maximumCost(),
                     admittedAt, providers, tokens, settleAndForget, clock, timers, blocking, settings, ticket::release,
-                    ending),
+                    ticket.releasesInPlace(), ending),
                     observer);
             unsettled.put(requestId, run);
             run.begin();

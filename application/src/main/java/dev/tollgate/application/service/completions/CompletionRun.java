@@ -47,6 +47,8 @@ final class CompletionRun implements RunningCompletion {
      * @param settle  writes the request's one settlement (the prepaid ledger, or the playground's)
      * @param onEnd   gives back the request's traffic slots when its ending is decided, and again (a no-op) before
      *                the settlement
+     * @param onEndInPlace whether {@code onEnd} waits on no I/O (counters in this process): it then runs on the
+     *                thread that decides the ending instead of as a task of the blocking executor
      * @param ending  runs once when the charge is decided, before the client is told (the settlement follows)
      */
     /** @param contextLength the model's context window: the most prompt tokens a provider can have read */
@@ -54,7 +56,7 @@ final class CompletionRun implements RunningCompletion {
             long promptTokens, int maxTokens, int contextLength, Usd hold, Instant admittedAt, ModelProviders providers,
             TokenCounter tokens, Consumer<BillingLedger.Settlement> settle, Clock clock,
             ScheduledExecutorService timers, Executor blocking, CompletionSettings settings, Runnable onEnd,
-            Runnable ending) {
+            boolean onEndInPlace, Runnable ending) {
     }
 
     private final Context ctx;
@@ -473,11 +475,16 @@ final class CompletionRun implements RunningCompletion {
      * The request's concurrency slots (§8.1) go back as soon as its ending is decided, before the last of the
      * answer is written: a client that keeps exactly its cap in flight sends the next request the moment it has
      * an answer, and with the slots given back after the write, 2 % of such requests (non-streaming, 4 workers at a
-     * cap of 4, measured 2026-11-29) were refused for a slot their finished request still held. The release is a
-     * store call (a Redis round trip), so it runs on the blocking executor, queued ahead of the settlement; the
-     * settlement gives the slots back too ({@link #settle}), which counts only once.
+     * cap of 4, measured 2026-11-29) were refused for a slot their finished request still held. Counters in this
+     * process give them back right here (microseconds, no I/O); a Redis release is a round trip, so it runs on the
+     * blocking executor, queued ahead of the settlement, and a client at exactly its cap can still, rarely, be
+     * refused for it. The settlement gives the slots back too ({@link #settle}), which counts only once.
      */
     private void giveSlotsBack() {
+        if (ctx.onEndInPlace()) {
+            ctx.onEnd().run();
+            return;
+        }
         try {
             ctx.blocking().execute(ctx.onEnd());
         } catch (RejectedExecutionException shuttingDown) {

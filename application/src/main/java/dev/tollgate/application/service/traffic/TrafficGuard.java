@@ -147,6 +147,14 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
             return report;
         }
 
+        /**
+         * Whether {@link #release()} returns at once without I/O (nothing held, or a store in this process), so it
+         * may run on the thread that learns the request ended.
+         */
+        public boolean releasesInPlace() {
+            return guard == null || lease.isEmpty() || guard.counter.releasesInPlace();
+        }
+
         /** Gives the slots back; only the first call counts. */
         public void release() {
             if (guard != null && !lease.isEmpty() && released.compareAndSet(false, true)) {

@@ -701,6 +701,39 @@ class ChatCompletionServiceTest {
             assertEquals(0, ledger.openHolds(), "both settled, once each");
         }
 
+        /**
+         * Counters in this process give the slots back on the thread that decides the ending, before the last of the
+         * answer is written — nothing queued that a loaded executor could run after the client's next request.
+         */
+        @Test
+        void countersInThisProcessGiveTheSlotsBackBeforeTheLastWriteWithNoTaskQueued() {
+            quotas.releaseInPlace();
+            List<Long> inFlightAsTheAnswerEnds = new ArrayList<>();
+            RecordingObserver observer = new RecordingObserver() {
+                @Override
+                public void onComplete(CompletionResult completion) {
+                    inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
+                }
+
+                @Override
+                public void onFailure(CompletionFailure failure) {
+                    inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
+                }
+            };
+            service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
+            service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
+            assertEquals(2, quotas.inFlight(keySlots));
+
+            alpha.calls().get(0).firstByte().delta("a").finish("stop", new TokenUsage(3, 1));
+            alpha.calls().get(1).firstByte().delta("a").fail(500, true, false, null);
+
+            assertEquals(List.of(1L, 0L), inFlightAsTheAnswerEnds, "given back with no executor task run");
+            assertEquals(2, ledger.openHolds(), "the settlements are still queued: only the slots went first");
+            blocking.runAll();
+            assertSlotsFree();
+            assertEquals(0, ledger.openHolds(), "both settled, once each");
+        }
+
         @Test
         void slotsGoBackWhenTheCompletionFinishes() {
             start("test/solo", 100);

@@ -95,6 +95,11 @@ public final class InProcessQuotaCounter implements QuotaCounter {
     }
 
     @Override
+    public boolean releasesInPlace() {
+        return true; // a few stripes locked for microseconds, no I/O
+    }
+
+    @Override
     public void release(SlotLease lease, Instant now) {
         if (lease.slots().isEmpty()) {
             return;
