@@ -138,21 +138,26 @@ public record ChatRequest(
 
     /**
      * How many characters of text the request sends upstream: every message's text and JSON extras, the stop
-     * sequences and the definitions ({@code tools}, {@code tool_choice}, {@code response_format}) as written.
+     * sequences and the definitions ({@code tools}, {@code tool_choice}, {@code response_format}) as written —
+     * in characters as a person counts them (Unicode code points: an emoji is one, not its two UTF-16 units).
      * Cheap to compute, so a surface can refuse an oversized prompt before anything reads it closely.
      */
     public long textLength() {
         long length = 0;
         for (ChatMessage message : messages) {
-            length += message.text().length() + message.extra().length();
+            length += characters(message.text()) + characters(message.extra());
         }
         for (String sequence : stop) {
-            length += sequence.length();
+            length += characters(sequence);
         }
         for (String json : new String[] {toolsJson, toolChoiceJson, responseFormatJson}) {
-            length += json == null ? 0 : json.length();
+            length += json == null ? 0 : characters(json);
         }
         return length;
+    }
+
+    private static int characters(String text) {
+        return text.codePointCount(0, text.length());
     }
 
     /** All message text, for token estimates and the simulator. */

@@ -68,6 +68,14 @@ public final class PiiRedactor implements UnaryOperator<String> {
     /** Groups of four joined by dots or slashes (4111.1111.1111.1111): only in that shape, not any decimal. */
     private static final Pattern CARD_GROUPED = Pattern.compile(
             "(?<![\\d./-])\\d{4}([./])\\d{4}\\1\\d{4}\\1\\d{1,4}(?:\\1\\d{1,3})?(?![\\d./])");
+    /**
+     * Groups of four whose separators mix a dot or slash with the others ({@code 4111 1111.1111 1111},
+     * {@code 4111/1111-1111-1111}): the shape of a card typed carelessly; never the tail of a longer grouped number.
+     */
+    private static final String CARD_MIXED_GAP = "(?:[ \\t./-]| {2}| - |\\r?\\n)";
+    private static final Pattern CARD_MIXED = Pattern.compile("(?<![\\d./-])(?<!\\d[ \\t\\n./-])\\d{4}(?:"
+            + CARD_MIXED_GAP + "\\d{4}){2}" + CARD_MIXED_GAP + "\\d{1,4}(?:" + CARD_MIXED_GAP + "\\d{1,3})?"
+            + "(?![\\d]|[./]\\d)");
     /** Country, check digits and 11 to 30 letters or digits; a space, dash, dot or line break between any two. */
     private static final Pattern IBAN = Pattern.compile(
             "(?<![A-Za-z0-9])[A-Za-z]{2} ?\\d{2}(?:(?:[ .-]|\\r?\\n)?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])");
@@ -269,6 +277,7 @@ public final class PiiRedactor implements UnaryOperator<String> {
         search(work, EMAIL, "[email]", PiiRedactor::address, spans);
         search(work, CARD, "[card]", PiiRedactor::card, spans);
         search(work, CARD_GROUPED, "[card]", PiiRedactor::card, spans);
+        search(work, CARD_MIXED, "[card]", PiiRedactor::card, spans);
         searchIbans(work, spans);
         search(work, SSN, "[ssn]", match -> true, spans);
         Matcher labelled = SSN_LABELLED.matcher(work);

@@ -183,6 +183,23 @@ class PiiRedactorTest {
         assertEquals("pay [card] now", redact.apply("pay " + card + " now"), card);
     }
 
+    /** An audit (2026-11-29): a dot or slash mixed with other separators let the number through as typed. */
+    @ParameterizedTest
+    @ValueSource(strings = {"4111 1111.1111 1111", "4111.1111 1111.1111", "4111-1111.1111-1111", "4111.1111-1111.1111",
+            "4111/1111 1111 1111", "4111 1111/1111-1111", "5555 5555 5555.4444", "5555.5555.5555 4444",
+            "4111 1111 - 1111.1111", "4222.2222 2222 2"})
+    void cardNumbersWithMixedSeparatorsAreReplaced(String card) {
+        assertEquals("pay [card] now", redact.apply("pay " + card + " now"), card);
+    }
+
+    @Test
+    void mixedSeparatorsMakeNoCardOfTheMiddleOfALongerNumberOrOfDecimalsFailingTheCheck() {
+        for (String text : List.of("totals 4111.1111 1111.1111.5 and 1111", "v 1.4111 1111 1111.1111",
+                "ratio 1234.5678 9012.3456 apart", "x 1111 4111.1111 1111.1111 1111")) {
+            assertEquals(text, redact.apply(text), text);
+        }
+    }
+
     @Test
     void aCardRunningIntoANumberAfterItIsStillFound() {
         assertEquals("card [card] 2026", redact.apply("card 4111 1111 1111 1111 2026"));

@@ -38,8 +38,10 @@ public interface ModelProvider {
     /** Events of one upstream call. */
     interface UpstreamListener {
         /**
-         * Bytes of the answer arrived: the first time, the answer began; after that the provider is not silent,
-         * whether or not they hold output (a keep-alive comment, a ping event) — the idle timeout counts from here.
+         * Bytes of the answer's body arrived that hold no output (a keep-alive comment, a ping event, a role chunk;
+         * never the status line alone): the provider is there. Once output has begun the idle timeout counts from
+         * here; before it, the wait for the first output lasts the first-byte timeout, or an idle timeout after the
+         * last of these if that is later.
          */
         void onFirstByte();
 

@@ -84,6 +84,8 @@ final class CompletionRun implements RunningCompletion {
     private Listener current;
     private ScheduledFuture<?> timer;
     private boolean idleArmed;
+    /** This attempt's body began (a keep-alive comment, a ping, a role chunk) before any output. */
+    private boolean bodyBegan;
     private long idleExtensionNanos;
     private ScheduledFuture<?> deadline;
     private boolean started;
@@ -129,6 +131,7 @@ final class CompletionRun implements RunningCompletion {
         current = listener;
         reportedPromptTokens = 0; // another provider's count of the prompt is not this one's
         idleArmed = false;
+        bodyBegan = false;
         armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
                 + readable(ctx.settings().firstByteTimeout()));
         ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
@@ -181,16 +184,20 @@ final class CompletionRun implements RunningCompletion {
             if (done || listener != current) {
                 return;
             }
-            if (idleArmed && idleExtensionNanos > 0) {
-                armTimer(idleExtensionNanos, listener, what); // output came since it was armed: not idle yet
+            if ((idleArmed || bodyBegan) && idleExtensionNanos > 0) {
+                // Output came since it was armed (not idle yet), or, before any output, the provider showed it is
+                // there less than an idle timeout ago: the wait for the first output ends at the later of the two.
+                armTimer(idleExtensionNanos, listener, what);
                 return;
             }
             abandoned = call;
-            // Fallback is for a provider that never started answering (the first-byte timer); one that started
-            // and then went silent (the idle timer) ends the request, so the idle timeout releases the hold on time
-            // instead of starting the model's routes over.
-            listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed, false, null,
-                    "provider " + route.provider() + " " + what));
+            // Fallback is for a provider that never started answering (the first-byte timer, nothing of a body
+            // came); one that started and then went silent ends the request, so the idle timeout releases the hold
+            // on time instead of starting the model's routes over.
+            String silence = !idleArmed && bodyBegan ? "began its answer but sent no output within "
+                    + readable(ctx.settings().firstByteTimeout()) + ", then " + idleMessage() : what;
+            listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed && !bodyBegan, false, null,
+                    "provider " + route.provider() + " " + silence));
         }
         cancel(abandoned);
     }
@@ -509,13 +516,29 @@ final class CompletionRun implements RunningCompletion {
         /** Log probabilities that came before the output they belong to; an abandoned attempt's go with it. */
         private List<String> pendingLogprobs;
 
+        /**
+         * Bytes of the provider's body that hold no output (a keep-alive comment, a ping, a role chunk). Once
+         * output has begun they restart the idle timeout. Before it the first-byte timeout keeps counting to the
+         * first output, and ends no earlier than an idle timeout after the last of them: a provider that sends a
+         * role chunk at once and its first token after a minute of thought (G14: a TTFT of 60 s) is not cut off by
+         * the idle timeout, and one that keeps sending keep-alives while it thinks is waited for. (Its status line
+         * alone is no body: an audit, 2026-11-29, found the idle timeout running from the headers.)
+         */
         @Override
         public void onFirstByte() {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {
                     return;
                 }
-                idleActivity(this);
+                if (started) {
+                    idleActivity(this);
+                    return;
+                }
+                bodyBegan = true;
+                if (timer != null) {
+                    idleExtensionNanos = Math.max(idleExtensionNanos,
+                            ctx.settings().idleTimeout().toNanos() - timer.getDelay(TimeUnit.NANOSECONDS));
+                }
             }
         }
 

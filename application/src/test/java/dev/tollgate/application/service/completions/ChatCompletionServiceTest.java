@@ -885,6 +885,15 @@ class ChatCompletionServiceTest {
         RecordingObserver fits = new RecordingObserver();
         playground.startAnonymous(request("test/solo", "x".repeat(900), 5), newRequestId(), visitor, fits);
         assertEquals(1, alpha.calls().size(), "a prompt within the cap runs");
+
+        // Characters as a person counts them: 600 emoji are 600 characters (1,200 UTF-16 units), within the cap.
+        playground.startAnonymous(request("test/solo", "\uD83D\uDE00".repeat(600), 5), newRequestId(),
+                new TrafficOrigin("203.0.113.9", "browser-3"), new RecordingObserver());
+        assertEquals(2, alpha.calls().size(), "600 emoji are 600 characters");
+        DomainRuleViolation emoji = assertThrows(DomainRuleViolation.class, () -> playground.startAnonymous(
+                request("test/solo", "\uD83D\uDE00".repeat(1_001), 5), newRequestId(),
+                new TrafficOrigin("203.0.113.10", "browser-4"), new RecordingObserver()));
+        assertTrue(emoji.getMessage().contains("this one has 1001"), emoji.getMessage());
     }
 
     @Nested
@@ -1715,6 +1724,44 @@ class ChatCompletionServiceTest {
             assertEquals("failed", row.status());
         }
 
+        /**
+         * G14: a provider that sends a role chunk at once and its first token after a long think (a TTFT longer than
+         * the idle timeout, shorter than the first-byte timeout) is waited for; the idle timeout counts only once
+         * output has begun (an audit, 2026-11-29: it ran from the provider's headers and cut such answers off).
+         */
+        @Test
+        void aFirstTokenAfterTheIdleTimeoutButWithinTheFirstByteTimeoutIsWaitedFor() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte(); // the role chunk
+            timers.advance(settings.idleTimeout().plusSeconds(5)); // 25 s: past the 20 s idle, within the 30 s
+            assertNull(started.observer().failure);
+            call.delta("a");
+            timers.advance(settings.idleTimeout().minusSeconds(1));
+            call.finish("stop", new TokenUsage(3, 1));
+            assertEquals("stop", started.observer().result.finishReason());
+            assertTrue(beta.calls().isEmpty());
+        }
+
+        /** Keep-alives before the first output stretch the wait past the first-byte timeout, an idle timeout each. */
+        @Test
+        void keepAlivesBeforeTheFirstOutputKeepTheWaitGoingPastTheFirstByteTimeout() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            for (int i = 0; i < 6; i++) { // 90 s of keep-alives against a 30 s first-byte timeout
+                timers.advance(Duration.ofSeconds(15));
+                call.firstByte();
+            }
+            assertNull(started.observer().failure);
+            timers.advance(settings.idleTimeout().minusMillis(1));
+            assertNull(started.observer().failure, "an idle timeout after the last keep-alive");
+            timers.advance(Duration.ofMillis(1));
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "silent for an idle timeout after the first-byte timeout: ended");
+            assertTrue(beta.calls().isEmpty(), "it had begun its body: no fallback");
+            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost(), "no output, no charge");
+        }
+
         @Test
         void keepAlivesWithoutOutputAreNotSilence() {
             Started started = start("test/solo", 100);
@@ -1734,11 +1781,13 @@ class ChatCompletionServiceTest {
         void anUpstreamThatStartedAnsweringThenWentSilentEndsTheRequestWithoutFallingBack() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
-            call.firstByte(); // headers and a role chunk, then nothing
-            timers.advance(settings.idleTimeout());
+            call.firstByte(); // a role chunk, then nothing
+            timers.advance(settings.firstByteTimeout().minusMillis(1));
+            assertNull(started.observer().failure, "the wait for the first output is the first-byte timeout");
+            timers.advance(Duration.ofMillis(1));
 
             CompletionFailure failure = started.observer().failure;
-            assertNotNull(failure, "the idle timeout ends the request on time");
+            assertNotNull(failure, "the first-byte timeout ends the request on time");
             assertTrue(failure.status() >= 500, failure.toString());
             assertTrue(failure.message().contains("went silent"), failure.message());
             assertTrue(call.cancelled());

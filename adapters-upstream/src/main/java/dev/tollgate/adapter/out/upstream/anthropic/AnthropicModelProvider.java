@@ -159,11 +159,19 @@ public final class AnthropicModelProvider implements ModelProvider {
                             listener.onPromptCounted(saturated(inputTokens, cacheCreationTokens, cacheReadTokens));
                         }
                     }
+                    alive(); // the answer's body began (no output yet)
                 }
-                case "content_block_start" -> blockStart(event);
+                case "content_block_start" -> {
+                    alive();
+                    blockStart(event);
+                }
                 case "content_block_delta" -> blockDelta(event);
-                case "content_block_stop" -> blockStop(event);
+                case "content_block_stop" -> {
+                    alive();
+                    blockStop(event);
+                }
                 case "message_delta" -> {
+                    alive();
                     if (event.get("delta") instanceof Map<?, ?> delta && delta.get("stop_reason") instanceof String r) {
                         stopReason = r;
                     }

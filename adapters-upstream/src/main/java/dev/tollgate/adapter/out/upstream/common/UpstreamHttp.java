@@ -469,9 +469,7 @@ public final class UpstreamHttp implements AutoCloseable {
                         decoder.malformed("a whole answer (" + type + ") where an event stream was asked for");
                         return;
                     }
-                    if (status == 200) {
-                        listener.onFirstByte();
-                    } else {
+                    if (status != 200) { // a 200's status line is no byte of the answer yet: its body's first is
                         errorBody = new ByteArrayOutputStream();
                     }
                 }

@@ -266,6 +266,40 @@ public abstract class AbstractModelProviderContractTest {
         assertTrue(recorder.alive.get() >= 4, "the answer's start and three keep-alives: " + recorder.alive.get());
     }
 
+    /**
+     * A status line is no byte of the answer: a provider that sends its headers and then nothing has not begun, so
+     * the first-byte timeout (and fallback) still applies to it — an audit (2026-11-29) found the idle timeout
+     * running from the headers instead.
+     */
+    @Test
+    void theStatusLineAloneIsNoByteOfTheAnswer() throws Exception {
+        java.util.concurrent.CountDownLatch headersSent = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch bodyMayGo = new java.util.concurrent.CountDownLatch(1);
+        handler.set(exchange -> {
+            OutputStream out = openStream(exchange);
+            out.flush();
+            headersSent.countDown();
+            try {
+                bodyMayGo.await(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (String event : textStream(List.of("a"))) {
+                out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+            out.flush();
+        });
+        RecordingListener recorder = new RecordingListener();
+        provider.call(ROUTE, REQUEST, 16, recorder);
+        assertTrue(headersSent.await(5, java.util.concurrent.TimeUnit.SECONDS));
+        Thread.sleep(300); // the headers are at the gateway by now
+        assertFalse(recorder.firstByte, "headers alone");
+        assertEquals(0, recorder.alive.get());
+        bodyMayGo.countDown();
+        recorder.await();
+        assertEquals(List.of("a"), recorder.deltas);
+    }
+
     @Test
     void toolCallFragmentsArePassedOnAsTheyArrive() throws Exception {
         handler.set(exchange -> sse(exchange, toolCallStream(List.of("{\"q\":", "1}"))));
