@@ -327,6 +327,12 @@ class PlaygroundE2ETest extends GatewayE2ETest {
         assertEquals(404, paid.status());
         assertEquals("model_not_found", paid.error().get("code"));
         assertTrue(((String) paid.error().get("message")).contains("pg/free, pg/slow"), paid.raw().body());
+        // An id longer than any model's (an audit, 2026-11-29: it pointed a visitor without a key at GET /v1/models)
+        Reply overLong = playground(freshIp(), null, ask("m".repeat(257), "hello"));
+        assertEquals(404, overLong.status());
+        assertEquals("model_not_found", overLong.error().get("code"));
+        assertTrue(((String) overLong.error().get("message")).contains("choose one of: pg/free, pg/slow"),
+                overLong.raw().body());
 
         Reply tooLong = playground(freshIp(), null,
                 "{\"model\":\"pg/free\",\"max_tokens\":1000,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}");

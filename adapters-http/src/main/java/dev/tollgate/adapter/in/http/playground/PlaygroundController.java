@@ -10,9 +10,11 @@ import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
 import dev.tollgate.adapter.in.http.dashboard.DashboardSecurity;
 import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.ModelNotFoundException;
 import dev.tollgate.application.port.in.playground.PlaygroundChatUseCase;
 import dev.tollgate.application.port.in.playground.ResolvePlaygroundPrincipalUseCase;
 import dev.tollgate.application.port.in.traffic.TrafficOrigin;
+import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.completion.ChatRequest;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -28,6 +30,7 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 /**
  * HTTP adapter: {@code POST /v1/public/chat/completions}, the public playground (§4.2, §8.2), with the request,
@@ -88,7 +91,15 @@ public class PlaygroundController {
         return RateLimitHeaders.countingRefusals(request, () -> payer != null
                 ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
                     JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
-                    ChatRequest chat = ChatRequests.parse(fields, json);
+                    ChatRequest chat;
+                    try {
+                        chat = ChatRequests.parse(fields, json);
+                    } catch (ModelNotFoundException unknown) {
+                        // An id no model can have: an anonymous visitor has no key to list models with, so the
+                        // refusal names the ones offered here, as for any other model it does not offer.
+                        throw payer != null ? unknown : unknown.offering(playground.freeModels().stream()
+                                .map(ModelId::value).collect(Collectors.joining(", ")));
+                    }
                     return responses.respond(request, chat, ChatRequests.usageRequested(fields), observer -> payer != null
                             ? playground.startUserBilled(payer, chat, requestId, origin, observer)
                             : playground.startAnonymous(chat, requestId, origin, observer));

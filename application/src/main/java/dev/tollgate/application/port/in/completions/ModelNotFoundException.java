@@ -6,17 +6,33 @@ import dev.tollgate.domain.catalog.ModelId;
 /** §2.3: a stale or unsupported model id; the client refreshes from {@code GET /v1/models}. */
 public final class ModelNotFoundException extends UseCaseException {
 
+    private final String requested;
+
     public ModelNotFoundException(ModelId model) {
-        super("The model '" + model + "' does not exist or is not offered; see GET /v1/models");
+        this(model.value(), "The model '" + model + "' does not exist or is not offered; see GET /v1/models");
     }
 
     /** A model this surface does not offer (the public playground serves a few models only). */
     public ModelNotFoundException(ModelId model, String offered) {
-        super("The model '" + model + "' is not offered here; choose one of: " + offered);
+        this(model.value(), notOfferedMessage(model.value(), offered));
     }
 
-    private ModelNotFoundException(String message) {
+    private ModelNotFoundException(String requested, String message) {
         super(message);
+        this.requested = requested;
+    }
+
+    private static String notOfferedMessage(String requested, String offered) {
+        String shown = requested.length() > ModelId.MAX_LENGTH ? requested.substring(0, 64) + "…" : requested;
+        return "The model '" + shown + "' is not offered here; choose one of: " + offered;
+    }
+
+    /**
+     * The same refusal on a surface that offers a few models only, naming them: its callers may have no key to
+     * list models with (the anonymous playground).
+     */
+    public ModelNotFoundException offering(String offered) {
+        return new ModelNotFoundException(requested, notOfferedMessage(requested, offered));
     }
 
     /**
@@ -25,7 +41,7 @@ public final class ModelNotFoundException extends UseCaseException {
      */
     public static ModelId requested(String id) {
         if (id.length() > ModelId.MAX_LENGTH) {
-            throw new ModelNotFoundException("The model '" + id.substring(0, 64) + "…' (" + id.length()
+            throw new ModelNotFoundException(id, "The model '" + id.substring(0, 64) + "…' (" + id.length()
                     + " characters; ids have at most " + ModelId.MAX_LENGTH + ") does not exist; see GET /v1/models");
         }
         return new ModelId(id);
