@@ -43,7 +43,9 @@ public final class JsonObjectBody {
     /**
      * The JSON object of a request whose body must be declared JSON (§4: {@code Content-Type: application/json} for
      * management bodies and chat completions): a body declared as anything else, or not declared, is a 415 before it
-     * is read. Parameters and case do not matter ({@code application/json; charset=utf-8}).
+     * is read. Case and parameters do not matter ({@code application/json; charset=utf-8}), except a charset other
+     * than UTF-8: JSON is UTF-8 (RFC 8259 §8.1), and a body declared in another is a 415 rather than read as UTF-8
+     * anyway (an audit, 2026-11-29: Latin-1 was refused as broken UTF-8, UTF-16 read, an unknown charset ignored).
      */
     public static JsonObjectBody parseDeclared(HttpRequest<?> request, byte[] body) {
         if (body != null && body.length > 0) {
@@ -54,8 +56,22 @@ public final class JsonObjectBody {
                         : "'" + ApiErrors.shown(type.toString(), 64) + "'") + ": send the body as JSON with "
                         + "'Content-Type: application/json'");
             }
+            String charset = type.getParameters().get("charset").orElse(null);
+            if (charset != null && !isUtf8(charset)) {
+                throw InvalidRequestException.unsupportedMediaType("The body's charset must be UTF-8, got '"
+                        + ApiErrors.shown(charset, 32) + "': JSON is UTF-8 (RFC 8259 §8.1); send it encoded as UTF-8 "
+                        + "with 'Content-Type: application/json' or 'application/json; charset=utf-8'");
+            }
         }
         return parse(body);
+    }
+
+    private static boolean isUtf8(String charset) {
+        String name = charset.strip();
+        if (name.length() >= 2 && name.startsWith("\"") && name.endsWith("\"")) {
+            name = name.substring(1, name.length() - 1);
+        }
+        return name.equalsIgnoreCase("utf-8") || name.equalsIgnoreCase("utf8");
     }
 
     public static JsonObjectBody parse(byte[] body) {
@@ -99,11 +115,19 @@ public final class JsonObjectBody {
      */
     private static void requireUtf8(byte[] body) {
         int i = 0;
-        while (i < body.length && body[i] >= 0) {
+        while (i < body.length && body[i] > 0) {
             i++; // ASCII, the common case, needs no decoder
         }
         if (i == body.length) {
             return;
+        }
+        for (int j = i; j < body.length; j++) {
+            if (body[j] == 0) {
+                // No JSON holds a raw NUL (in a string it is \u0000): text in UTF-16 or UTF-32, which the parser
+                // would otherwise detect and read.
+                throw new InvalidRequestException(null, "The request body is not valid UTF-8 JSON (a NUL byte at "
+                        + j + "; UTF-16 or UTF-32?): send JSON encoded as UTF-8");
+            }
         }
         java.nio.charset.CharsetDecoder decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)

@@ -209,6 +209,9 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
                         + "' is not a host name or address with an optional port: send the server's name (and port)");
                 return true;
             }
+            if (refusedFraming(ctx, controlPlane, request)) {
+                return true;
+            }
             if (HttpUtil.is100ContinueExpected(request) && HttpUtil.getContentLength(request, -1L) > maxRequestSize) {
                 answer(ctx, controlPlane, HttpStatus.REQUEST_ENTITY_TOO_LARGE,
                         EnvelopeErrorResponseProcessor.tooLarge(maxRequestSize));
@@ -221,6 +224,52 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
             }
             return false;
         }
+    }
+
+    /**
+     * RFC 9112 §6.1 and §6.3: a request with a {@code Transfer-Encoding} whose last coding is not {@code chunked}
+     * (or that names it twice) has a body of unknown length — a 400, and the connection closed, since the next
+     * request could not be told from this one's body (an audit, 2026-11-29: {@code xchunked} or {@code identity}
+     * with a {@code Content-Length} was read by the length and the bytes after it served as a second request);
+     * codings before {@code chunked} that the server does not decode ({@code gzip, chunked}): 501; any in an HTTP/1.0
+     * request: framing HTTP/1.0 does not have, a 400.
+     */
+    private boolean refusedFraming(ChannelHandlerContext ctx, boolean controlPlane, HttpRequest request) {
+        java.util.List<String> codings = new java.util.ArrayList<>();
+        for (String value : request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING)) {
+            for (String coding : value.split(",")) {
+                int parameters = coding.indexOf(';');
+                String name = (parameters < 0 ? coding : coding.substring(0, parameters)).strip()
+                        .toLowerCase(Locale.ROOT);
+                if (!name.isEmpty()) {
+                    codings.add(name);
+                }
+            }
+        }
+        if (codings.isEmpty() && !request.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return false;
+        }
+        String declared = ApiErrors.shown(String.join(", ", request.headers().getAll(
+                HttpHeaderNames.TRANSFER_ENCODING)), 64);
+        if (HttpVersion.HTTP_1_0.equals(request.protocolVersion())) {
+            answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, "An HTTP/1.0 request cannot carry Transfer-Encoding ('"
+                    + declared + "'): send the body with a Content-Length, or send HTTP/1.1");
+            return true;
+        }
+        if (codings.isEmpty() || !"chunked".equals(codings.get(codings.size() - 1))
+                || codings.indexOf("chunked") != codings.size() - 1) {
+            answer(ctx, controlPlane, HttpStatus.BAD_REQUEST, "The request's Transfer-Encoding '" + declared
+                    + "' does not end with chunked (once), so its body's length cannot be known (RFC 9112 §6.3): "
+                    + "send the body with a Content-Length, or with 'Transfer-Encoding: chunked' alone");
+            return true;
+        }
+        if (codings.size() > 1) {
+            answer(ctx, controlPlane, HttpStatus.NOT_IMPLEMENTED, "Transfer coding '"
+                    + ApiErrors.shown(codings.get(0), 32) + "' is not implemented: send the body with "
+                    + "'Transfer-Encoding: chunked' alone (compress it with 'Content-Encoding: gzip' instead)");
+            return true;
+        }
+        return false;
     }
 
     /** Whether the request line in {@code buf} (its start) names a target under {@code /api/}. */

@@ -26,6 +26,17 @@ class JsonObjectBodyTest {
         assertEquals("héllo ☃ 😀", body.string("content"));
     }
 
+    /** UTF-16 and UTF-32 bodies hold NUL bytes no UTF-8 JSON has; the parser would detect and read them. */
+    @Test
+    void aBodyInUtf16IsRefusedNotDetected() {
+        for (java.nio.charset.Charset charset : new java.nio.charset.Charset[] {StandardCharsets.UTF_16LE,
+            StandardCharsets.UTF_16BE, java.nio.charset.Charset.forName("UTF-32LE")}) {
+            InvalidRequestException refused = assertThrows(InvalidRequestException.class,
+                    () -> JsonObjectBody.parse("{\"model\":\"é\"}".getBytes(charset)));
+            assertTrue(refused.getMessage().contains("not valid UTF-8 JSON"), refused.getMessage());
+        }
+    }
+
     @Test
     void illFormedUtf8IsRefusedNotDecodedIntoOtherCharacters() {
         int[][] sequences = {
