@@ -91,6 +91,22 @@ public final class ScriptedModelProvider implements ModelProvider {
 
         private volatile boolean closesLater;
         private Runnable whenClosed;
+        /** Whether the call is held back by the client ({@link #pause()}), as a transport would be. */
+        private volatile boolean paused;
+
+        @Override
+        public void pause() {
+            paused = true;
+        }
+
+        @Override
+        public void resume() {
+            paused = false;
+        }
+
+        public boolean paused() {
+            return paused;
+        }
 
         @Override
         public synchronized void cancel() {

@@ -21,6 +21,18 @@ public interface ModelProvider {
     /** A call under way. */
     interface UpstreamCall {
         /** Stops the upstream request (closes the connection); no event follows. */
+        /**
+         * Stop reading the answer for now (the client reads slowly): the transport's flow control holds the rest
+         * back at the provider. Must not block nor take a lock the call's delivering thread may hold — it is called
+         * with the completion's locks held, from the delivering thread itself or another.
+         */
+        default void pause() {
+        }
+
+        /** Read the answer again after {@link #pause()}; the same rules. */
+        default void resume() {
+        }
+
         void cancel();
 
         /**

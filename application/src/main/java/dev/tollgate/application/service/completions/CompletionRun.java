@@ -79,7 +79,10 @@ final class CompletionRun implements RunningCompletion {
      * something unreadable, or asked for a longer wait than a client waits; null while none.
      */
     private Set<Integer> retiredRoutes;
-    private ModelProvider.UpstreamCall call;
+    /** The current attempt's call; volatile for {@link #pause()}, which takes no lock. */
+    private volatile ModelProvider.UpstreamCall call;
+    /** The client holds the answer back ({@link #pause()}): the provider's silence is not the provider's. */
+    private volatile boolean clientHolds;
     private ProviderRoute route;
     private Listener current;
     private ScheduledFuture<?> timer;
@@ -184,6 +187,12 @@ final class CompletionRun implements RunningCompletion {
             if (done || listener != current) {
                 return;
             }
+            if (idleArmed && clientHolds) {
+                // Silent because the client holds the answer back: not the provider's silence. The client's own
+                // stall is the HTTP adapter's to end (it closes the connection, which cancels the run).
+                armTimer(ctx.settings().idleTimeout(), listener, what);
+                return;
+            }
             if ((idleArmed || bodyBegan) && idleExtensionNanos > 0) {
                 // Output came since it was armed (not idle yet), or, before any output, the provider showed it is
                 // there less than an idle timeout ago: the wait for the first output ends at the later of the two.
@@ -278,6 +287,29 @@ final class CompletionRun implements RunningCompletion {
             limit.cancel(false);
             settleDrained();
         });
+    }
+
+    /**
+     * The client reads slower than the answer arrives: the provider's call stops reading until {@link #resume()}.
+     * Takes no lock (see the port); a pause that meets a later attempt's call is harmless — attempts end before
+     * the first output, and a client only holds back output.
+     */
+    @Override
+    public void pause() {
+        clientHolds = true;
+        ModelProvider.UpstreamCall current = call;
+        if (current != null) {
+            current.pause();
+        }
+    }
+
+    @Override
+    public void resume() {
+        clientHolds = false;
+        ModelProvider.UpstreamCall current = call;
+        if (current != null) {
+            current.resume();
+        }
     }
 
     /** Settles a cancelled request with what was received until now; only the first call counts. */

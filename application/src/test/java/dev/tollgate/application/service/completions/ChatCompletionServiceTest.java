@@ -1762,6 +1762,30 @@ class ChatCompletionServiceTest {
             assertEquals(Usd.ZERO, settledRow(started.requestId()).cost(), "no output, no charge");
         }
 
+        /**
+         * A client that reads slower than the answer comes holds the provider back (its transport stops reading);
+         * the silence that follows is not the provider's, so the idle timeout does not end the request — the HTTP
+         * adapter disconnects a client that stalls. Once it reads again the provider goes on and the idle timeout
+         * counts again.
+         */
+        @Test
+        void aClientHoldingTheAnswerBackPausesTheProviderWithoutTheIdleTimeoutBlamingIt() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            started.running().pause();
+            assertTrue(call.paused());
+            timers.advance(settings.idleTimeout().multipliedBy(3));
+            assertNull(started.observer().failure, "held back by the client for three idle timeouts: still running");
+
+            started.running().resume();
+            assertFalse(call.paused());
+            call.delta(" b");
+            timers.advance(settings.idleTimeout());
+            assertNotNull(started.observer().failure, "silent for an idle timeout after it went on: ended");
+            assertEquals(micros(3 + 2 * 3), settledRow(started.requestId()).cost(), "billed what it delivered");
+        }
+
         @Test
         void keepAlivesWithoutOutputAreNotSilence() {
             Started started = start("test/solo", 100);

@@ -16,6 +16,13 @@ public final class ClientConnection {
     private ClientConnection() {
     }
 
+    /** Closes the connection of {@code request} (a client that stopped reading); its close listeners run. */
+    public static void close(HttpRequest<?> request) {
+        if (request instanceof NettyHttpRequest<?> netty) {
+            netty.getChannelHandlerContext().channel().close();
+        }
+    }
+
     /**
      * Runs {@code action} (on the event loop: it must not block) when the connection of {@code request} closes.
      *

@@ -1,5 +1,7 @@
 package dev.tollgate.adapter.in.http.completions;
 
+import dev.tollgate.adapter.in.http.common.ClientConnection;
+import dev.tollgate.adapter.in.http.common.ClientWritability;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
@@ -16,10 +18,12 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
@@ -29,10 +33,21 @@ import reactor.core.publisher.Sinks;
  * commit a failure is one terminal {@code data: {"error": …}} event (§6.7). Keep-alive comments
  * ({@code : keep-alive}) flow while the stream is quiet. A client that disconnects cancels the completion, which
  * cancels the upstream call and bills what was delivered.
+ *
+ * <p>Flow control: events are handed to the response on the client connection's event loop, where it writes them at
+ * once. The completion is paused — the provider's transport holds the rest back — while more than
+ * {@value #HOLD_ABOVE} bytes wait for that loop (a provider can deliver faster than the loop writes) or the connection
+ * is unwritable (more than Netty's high-water mark waits to be sent), and goes on once both are down again. A client
+ * held back that long without a sign of reading is disconnected after the stall timeout. Without this a client that
+ * stopped reading had the whole answer pile up in memory (an audit, 2026-11-29: 25 such streams of 20 MB, 3.2 GB).
  */
 final class SseStream implements CompletionObserver {
 
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.UTF_8);
+    /** Bytes waiting for the connection to take them above which the completion is paused. */
+    static final long HOLD_ABOVE = 64 * 1024;
+    /** Bytes waiting below which (with the connection writable) a paused completion goes on. */
+    static final long RELEASE_BELOW = 16 * 1024;
 
     private final ChunkWriter chunks;
     private final HttpRequest<?> request;
@@ -46,12 +61,27 @@ final class SseStream implements CompletionObserver {
     /** The keep-alive timer; none until the completion starts. */
     private Future<?> keepAlive = CompletableFuture.completedFuture(null);
     private Runnable unwatch = () -> { };
-    private RunningCompletion completion;
+    /** Volatile: the connection's side reads it to resume, without this stream's lock. */
+    private volatile RunningCompletion completion;
     private boolean committed;
     private boolean roleSent;
     private boolean ended;
     /** Log probabilities waiting for the text they belong to ({@code logprobs.content} entries), or null. */
     private List<Object> pendingLogprobs;
+    /**
+     * Orders pauses and resumes (taken after this stream's own lock, never before it: the connection's side takes
+     * only this one, so it never waits for a thread that delivers output).
+     */
+    private final Object flow = new Object();
+    /** Bytes emitted that the connection's event loop has not written yet. */
+    private final AtomicLong untaken = new AtomicLong();
+    /** The client connection's event loop: every event reaches the response there, in order. */
+    private final Executor loop;
+    private final ClientLink client;
+    private boolean holding; // guarded by flow
+    private long holdingSinceNanos; // guarded by flow
+    /** Stops watching the connection's writability; released when the stream ends. */
+    private Runnable unwatchWritable = () -> { };
 
     /**
      * @param timers runs the keep-alive timer; a timer queue that always holds an earlier deadline (see the
@@ -60,17 +90,69 @@ final class SseStream implements CompletionObserver {
      */
     SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
             Clock clock, boolean usageRequested) {
+        this(chunks, settings, timers, request, clock, usageRequested, ClientLink.of(request));
+    }
+
+    SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
+            Clock clock, boolean usageRequested, ClientLink client) {
         this.chunks = chunks;
         this.usageRequested = usageRequested;
         this.request = request;
         this.clock = clock;
         this.settings = settings;
         this.timers = timers;
+        this.client = client;
+        this.loop = client.loop();
+    }
+
+    /** The client's connection as the stream's flow control sees it: a Netty connection, or a test's stand-in. */
+    interface ClientLink {
+        /** Where what is handed to the response is written to the connection without a hand-off. */
+        Executor loop();
+
+        /** Whether the connection takes more now (not past its high-water mark). */
+        boolean writable();
+
+        /** Runs {@code action} on the loop whenever the connection becomes writable again; returns the stop. */
+        Runnable onWritable(Runnable action);
+
+        /** Disconnects the client. */
+        void close();
+
+        static ClientLink of(HttpRequest<?> request) {
+            Executor loop = ClientWritability.eventLoopOf(request);
+            return new ClientLink() {
+                @Override
+                public Executor loop() {
+                    return loop;
+                }
+
+                @Override
+                public boolean writable() {
+                    return ClientWritability.writable(request);
+                }
+
+                @Override
+                public Runnable onWritable(Runnable action) {
+                    return ClientWritability.onWritable(request, action);
+                }
+
+                @Override
+                public void close() {
+                    ClientConnection.close(request);
+                }
+            };
+        }
     }
 
     /** Called once the completion started (so a refused request never starts a timer). */
     synchronized void attach(RunningCompletion running) {
         this.completion = running;
+        synchronized (flow) {
+            if (holding) {
+                running.pause(); // held before the completion was known
+            }
+        }
         if (!ended) {
             long every = settings.keepAlive().toNanos();
             try {
@@ -103,8 +185,63 @@ final class SseStream implements CompletionObserver {
         if (ended) {
             return;
         }
+        if (stalled()) {
+            // The client took nothing of a held-back stream for the stall timeout: it is disconnected, which
+            // cancels the completion (billed what the provider sent) and frees what was waiting for it.
+            client.close();
+            return;
+        }
         commit();
-        sink.tryEmitNext(KEEP_ALIVE);
+        emit(KEEP_ALIVE);
+    }
+
+    private boolean stalled() {
+        synchronized (flow) {
+            return holding && System.nanoTime() - holdingSinceNanos > settings.clientStallTimeout().toNanos();
+        }
+    }
+
+    private void emit(byte[] bytes) {
+        long waiting = untaken.addAndGet(bytes.length);
+        loop.execute(() -> {
+            sink.tryEmitNext(bytes); // written to the connection right here, on its loop
+            taken(bytes.length);
+        });
+        if (waiting > HOLD_ABOVE || !client.writable()) {
+            synchronized (flow) {
+                if (!holding) {
+                    holding = true;
+                    holdingSinceNanos = System.nanoTime();
+                    if (completion != null) {
+                        completion.pause();
+                    }
+                }
+            }
+        }
+    }
+
+    /** The connection's loop wrote {@code bytes} of the stream (this stream's lock is not held). */
+    private void taken(int bytes) {
+        if (untaken.addAndGet(-bytes) < RELEASE_BELOW) {
+            resumeIfFree();
+        }
+    }
+
+    /** The client's connection can take more (on its event loop: this stream's lock is not held). */
+    private void writableAgain() {
+        resumeIfFree();
+    }
+
+    private void resumeIfFree() {
+        synchronized (flow) {
+            if (holding && untaken.get() < RELEASE_BELOW && client.writable()) {
+                holding = false;
+                RunningCompletion running = completion;
+                if (running != null) {
+                    running.resume();
+                }
+            }
+        }
     }
 
     private void commit() {
@@ -112,6 +249,7 @@ final class SseStream implements CompletionObserver {
             return;
         }
         committed = true;
+        unwatchWritable = client.onWritable(this::writableAgain);
         Flux<byte[]> body = sink.asFlux().doOnCancel(this::clientLeft);
         response.complete(HttpResponse.ok(body).contentType(MediaType.TEXT_EVENT_STREAM_TYPE)
                 .header("Cache-Control", "no-cache").header("X-Accel-Buffering", "no"));
@@ -123,6 +261,7 @@ final class SseStream implements CompletionObserver {
             ended = true;
             keepAlive.cancel(false);
             unwatch.run();
+            unwatchWritable.run();
             running = completion;
         }
         if (running != null) {
@@ -131,7 +270,7 @@ final class SseStream implements CompletionObserver {
     }
 
     private void data(String payload) {
-        sink.tryEmitNext(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
+        emit(("data: " + payload + "\n\n").getBytes(StandardCharsets.UTF_8));
     }
 
     private void sendRole() {
@@ -225,6 +364,7 @@ final class SseStream implements CompletionObserver {
             ended = true;
             keepAlive.cancel(false);
             unwatch.run();
+            unwatchWritable.run();
             response.complete(CompletionResponses.failureResponse(request, failure, clock));
             return;
         }
@@ -236,6 +376,7 @@ final class SseStream implements CompletionObserver {
         ended = true;
         keepAlive.cancel(false);
         unwatch.run();
-        sink.tryEmitComplete();
+        unwatchWritable.run();
+        loop.execute(sink::tryEmitComplete); // after the events before it
     }
 }

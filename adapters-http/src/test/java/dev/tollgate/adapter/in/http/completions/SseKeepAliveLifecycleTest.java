@@ -67,7 +67,7 @@ class SseKeepAliveLifecycleTest {
     private ChatCompletionsController controller(CompleteChatUseCase useCase) {
         JsonMapper json = JsonMapper.createDefault();
         return new ChatCompletionsController(new ModelApiAuthentication(token -> principal), useCase,
-                (caller, origin) -> dev.tollgate.domain.quota.RateLimitReport.NONE, new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10)),
+                (caller, origin) -> dev.tollgate.domain.quota.RateLimitReport.NONE, new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10), Duration.ofSeconds(60)),
                         timers, new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
                 json, new SourceAddresses(java.util.List.of(), 64));
     }

@@ -45,7 +45,7 @@ class SseOutputFuzzTest {
     @FuzzTest(maxDuration = "10m")
     void anyAnswerIsWellFormedSseThatReadsBackToItsText(FuzzedDataProvider data) throws Exception {
         SseStream stream = new SseStream(new ChunkWriter(JSON, "chatcmpl-fuzz", 1, "fuzz/model"),
-                new SseSettings(Duration.ofHours(1)), TIMERS, HttpRequest.POST("/v1/chat/completions", ""),
+                new SseSettings(Duration.ofHours(1), Duration.ofHours(1)), TIMERS, HttpRequest.POST("/v1/chat/completions", ""),
                 Clock.systemUTC(), data.consumeBoolean());
         StringBuilder content = new StringBuilder();
         StringBuilder refusal = new StringBuilder();

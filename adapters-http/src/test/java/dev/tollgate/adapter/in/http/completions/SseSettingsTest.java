@@ -11,14 +11,14 @@ class SseSettingsTest {
 
     @Test
     void aPositiveKeepAliveIsKept() {
-        assertEquals(Duration.ofMillis(1), new SseSettings(Duration.ofMillis(1)).keepAlive());
+        assertEquals(Duration.ofMillis(1), new SseSettings(Duration.ofMillis(1), Duration.ofSeconds(60)).keepAlive());
     }
 
     @Test
     void aKeepAliveThatIsNotPositiveIsRefusedWithTheSettingsName() {
         for (Duration wrong : new Duration[] {Duration.ZERO, Duration.ofSeconds(-1), null}) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                    () -> new SseSettings(wrong));
+                    () -> new SseSettings(wrong, Duration.ofSeconds(60)));
             assertTrue(refused.getMessage().contains("TOLLGATE_SSE_KEEP_ALIVE"), refused.getMessage());
         }
     }

@@ -508,6 +508,7 @@ public final class UpstreamHttp implements AutoCloseable {
             finished = true;
             Channel ch = ctx.channel();
             ctx.pipeline().remove(this);
+            ch.config().setAutoRead(true); // a pooled connection is handed out reading, whatever this call did
             if (keepAlive && !cancelled) {
                 pool.release(ch);
             } else {
@@ -580,6 +581,36 @@ public final class UpstreamHttp implements AutoCloseable {
         @Override
         public void cancel() {
             cancel(() -> { });
+        }
+
+        /**
+         * The client reads slowly: the connection stops reading (TCP holds the provider back) until {@link #resume};
+         * queued on the connection's event loop, in order, and only while this call still owns the connection.
+         */
+        @Override
+        public void pause() {
+            reading(false);
+        }
+
+        @Override
+        public void resume() {
+            reading(true);
+        }
+
+        private void reading(boolean read) {
+            Channel ch = channel;
+            if (ch == null) {
+                return;
+            }
+            try {
+                ch.eventLoop().execute(() -> {
+                    if (!finished && !cancelled && channel == ch) {
+                        ch.config().setAutoRead(read); // true also asks for the next read
+                    }
+                });
+            } catch (RejectedExecutionException stopping) {
+                // the event loop is shutting down: the call ends with it
+            }
         }
 
         /**

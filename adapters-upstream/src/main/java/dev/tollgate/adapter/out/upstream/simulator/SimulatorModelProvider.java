@@ -137,6 +137,10 @@ public final class SimulatorModelProvider implements ModelProvider {
         private int emitted;
         private boolean cancelled;
         private ScheduledFuture<?> next;
+        /** The client reads slowly: emission waits for {@link #resume()} (written without the lock, see the port). */
+        private volatile boolean paused;
+        /** Emission stopped because it was paused, and must be started again on resume. */
+        private boolean held;
 
         Emission(ChatRequest request, int seed, List<String> answer, boolean toolCall, int length, boolean fail,
                 UpstreamListener listener) {
@@ -166,6 +170,10 @@ public final class SimulatorModelProvider implements ModelProvider {
         private synchronized void step() {
             // A loop, not a call per token: with tokens-per-second 0 a long answer would nest a frame per token
             while (!cancelled) {
+                if (paused) {
+                    held = true;
+                    return;
+                }
                 if (fail && failMidStream && emitted >= Math.max(1, length / 2)) {
                     listener.onFailure(new UpstreamFailure(failStatus, false, false, null,
                             name + " reset the connection mid-stream (a simulated failure)"));
@@ -238,6 +246,29 @@ public final class SimulatorModelProvider implements ModelProvider {
             cancelled = true;
             if (next != null) {
                 next.cancel(false);
+            }
+        }
+
+        @Override
+        public void pause() {
+            paused = true;
+        }
+
+        /** Emission goes on, on the simulator's scheduler (never on the caller's thread, which may hold locks). */
+        @Override
+        public void resume() {
+            paused = false;
+            try {
+                scheduler.execute(this::unhold);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // the process is stopping: the call ends with it
+            }
+        }
+
+        private synchronized void unhold() {
+            if (held && !cancelled && !paused) {
+                held = false;
+                step();
             }
         }
     }

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Test fixture: records what a provider reports to its listener. */
-public final class RecordingListener implements ModelProvider.UpstreamListener {
+public class RecordingListener implements ModelProvider.UpstreamListener {
 
     public final List<String> deltas = new CopyOnWriteArrayList<>();
     public final List<String> toolCalls = new CopyOnWriteArrayList<>();

@@ -100,6 +100,41 @@ class SimulatorModelProviderTest {
         assertEquals(new TokenUsage(7, 6), first.usage);
     }
 
+    /** A client that reads slowly holds the simulator back as TCP holds a network provider back; it goes on after. */
+    @Test
+    void aPausedAnswerWaitsForItsResumeAndThenEndsWhole() throws InterruptedException {
+        SimulatorModelProvider simulator = new SimulatorModelProvider(new CatalogFile.ProviderSettings("sim",
+                "simulator", Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0, "output-tokens", 50)),
+                TOKENS, scheduler);
+        java.util.concurrent.atomic.AtomicReference<dev.tollgate.application.port.out.ModelProvider.UpstreamCall> call =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.CountDownLatch called = new java.util.concurrent.CountDownLatch(1);
+        RecordingListener answer = new RecordingListener() {
+            @Override
+            public void onDelta(String text) {
+                super.onDelta(text);
+                if (deltas.size() == 10) {
+                    try {
+                        called.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    call.get().pause(); // on the delivering thread, as the gateway does when the client lags
+                }
+            }
+        };
+        call.set(simulator.call(ROUTE, request(List.of()), 100, answer));
+        called.countDown();
+        Thread.sleep(200);
+        assertEquals(10, answer.deltas.size(), "held after the tenth token");
+        assertNull(answer.finishReason);
+
+        call.get().resume();
+        answer.await();
+        assertEquals(50, answer.deltas.size());
+        assertEquals("stop", answer.finishReason);
+    }
+
     @Test
     void theGatewayCountsInAnAnswerTheTokensTheSimulatorSaysItEmitted() throws InterruptedException {
         // A cancelled stream is billed the tokens counted in what was delivered: for the simulator that must be what

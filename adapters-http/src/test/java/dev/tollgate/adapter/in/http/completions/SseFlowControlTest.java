@@ -1,0 +1,148 @@
+package dev.tollgate.adapter.in.http.completions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.application.port.in.completions.RunningCompletion;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.json.JsonMapper;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A stream holds its provider back while the client does not take what is written (an audit, 2026-11-29: a client
+ * that stopped reading had the whole answer, 20 MB a stream, pile up in the gateway's memory), and lets it go on
+ * once the client takes it again; a client held back past the stall timeout is disconnected.
+ */
+class SseFlowControlTest {
+
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    private final Link client = new Link();
+    private final Recording completion = new Recording();
+
+    @AfterEach
+    void stop() {
+        timers.shutdownNow();
+    }
+
+    /** The client's connection: a loop that runs only when the test says so, writability the test sets. */
+    private static final class Link implements SseStream.ClientLink {
+        final Queue<Runnable> loopTasks = new ArrayDeque<>();
+        boolean writable = true;
+        Runnable onWritable = () -> { };
+        int closed;
+
+        @Override
+        public Executor loop() {
+            return loopTasks::add;
+        }
+
+        @Override
+        public boolean writable() {
+            return writable;
+        }
+
+        @Override
+        public Runnable onWritable(Runnable action) {
+            onWritable = action;
+            return () -> onWritable = () -> { };
+        }
+
+        @Override
+        public void close() {
+            closed++;
+        }
+
+        void runLoop() {
+            Runnable task;
+            while ((task = loopTasks.poll()) != null) {
+                task.run();
+            }
+        }
+    }
+
+    private static final class Recording implements RunningCompletion {
+        final List<String> calls = new ArrayList<>();
+
+        @Override
+        public void cancel() {
+            calls.add("cancel");
+        }
+
+        @Override
+        public void pause() {
+            calls.add("pause");
+        }
+
+        @Override
+        public void resume() {
+            calls.add("resume");
+        }
+    }
+
+    private SseStream stream(Duration stall, Duration keepAlive) {
+        SseStream stream = new SseStream(new ChunkWriter(JsonMapper.createDefault(), "chatcmpl-flow", 1, "t/m"),
+                new SseSettings(keepAlive, stall), timers, HttpRequest.POST("/v1/chat/completions", ""),
+                Clock.systemUTC(), false, client);
+        stream.attach(completion);
+        stream.onStarted("p");
+        return stream;
+    }
+
+    @Test
+    void theProviderIsHeldBackWhileTheLoopHasMoreThanItsShareToWriteAndGoesOnOnceItWroteIt() {
+        SseStream stream = stream(Duration.ofMinutes(1), Duration.ofHours(1));
+        String piece = "x".repeat(1000);
+        for (int i = 0; i < 100; i++) { // ~100 KB handed over, none written yet
+            stream.onDelta(piece);
+        }
+        assertEquals(List.of("pause"), completion.calls, "paused once, past " + SseStream.HOLD_ABOVE + " bytes");
+
+        client.runLoop();
+        assertEquals(List.of("pause", "resume"), completion.calls, "the loop wrote it all: going on");
+    }
+
+    @Test
+    void anUnwritableConnectionHoldsTheProviderBackUntilItIsWritableAgain() {
+        SseStream stream = stream(Duration.ofMinutes(1), Duration.ofHours(1));
+        client.writable = false;
+        stream.onDelta("a");
+        assertEquals(List.of("pause"), completion.calls);
+        client.runLoop();
+        stream.onDelta("b");
+        client.runLoop();
+        assertEquals(List.of("pause"), completion.calls, "written to the loop, but the client takes nothing");
+
+        client.writable = true;
+        client.onWritable.run();
+        assertEquals(List.of("pause", "resume"), completion.calls);
+        stream.onDelta("c");
+        client.runLoop();
+        assertEquals(List.of("pause", "resume"), completion.calls, "no new hold while the client keeps up");
+    }
+
+    @Test
+    void aClientHeldBackPastTheStallTimeoutIsDisconnected() throws Exception {
+        SseStream stream = stream(Duration.ofMillis(100), Duration.ofMillis(40));
+        client.writable = false;
+        stream.onDelta("a");
+        Thread.sleep(400); // keep-alive ticks see the stream held for longer than 100 ms
+        assertTrue(client.closed >= 1, "the client that takes nothing is disconnected");
+    }
+
+    @Test
+    void aClientThatReadsIsNeverDisconnected() throws Exception {
+        stream(Duration.ofMillis(100), Duration.ofMillis(40));
+        Thread.sleep(300); // quiet, not held: keep-alives only
+        assertEquals(0, client.closed);
+    }
+}
