@@ -30,7 +30,11 @@ public final class FailureLine {
         Throwable bottom = database != null ? database : root;
         String cause = firstLine(bottom);
         String surfaced = firstLine(failure);
-        return mask(bottom == failure || cause.contains(surfaced) ? cause : cause + " (" + surfaced + ")");
+        // Where the framework met it ("Bean definition [...] could not be loaded: ...") names a class of ours, not
+        // the setting: it says nothing more to an operator (an audit, 2026-11-29).
+        boolean sayMore = bottom != failure && !cause.contains(surfaced) && !surfaced.startsWith("Bean definition [")
+                && !surfaced.startsWith("Error instantiating bean");
+        return mask(sayMore ? cause + " (" + surfaced + ")" : cause);
     }
 
     /** The text with the passwords of JDBC URLs in it replaced by {@code <masked>}. */

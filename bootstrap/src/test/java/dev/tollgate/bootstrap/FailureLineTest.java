@@ -19,8 +19,8 @@ class FailureLineTest {
         RuntimeException surfaced = new RuntimeException("Bean definition [HealthMonitorTask] could not be loaded:\n"
                 + "Path Taken: ...", new RuntimeException("Failed to initialize pool", refused));
 
-        assertEquals("Connection to 127.0.0.1:5433 refused. Check that the hostname and port are correct. "
-                + "(Bean definition [HealthMonitorTask] could not be loaded:)", FailureLine.of(surfaced));
+        assertEquals("Connection to 127.0.0.1:5433 refused. Check that the hostname and port are correct.",
+                FailureLine.of(surfaced), "the framework's bean names say nothing to an operator");
     }
 
     @Test
@@ -28,8 +28,9 @@ class FailureLineTest {
         RuntimeException failure = new RuntimeException("Error instantiating bean [Limits]",
                 new IllegalArgumentException("TOLLGATE_LIMITS_KEY_PER_MINUTE must be at least 1"));
 
-        assertEquals("TOLLGATE_LIMITS_KEY_PER_MINUTE must be at least 1 (Error instantiating bean [Limits])",
-                FailureLine.of(failure));
+        assertEquals("TOLLGATE_LIMITS_KEY_PER_MINUTE must be at least 1", FailureLine.of(failure));
+        assertEquals("the catalog is broken (while reading /etc/catalog.yml)", FailureLine.of(new RuntimeException(
+                "while reading /etc/catalog.yml", new IllegalStateException("the catalog is broken"))));
         assertEquals("boom", FailureLine.of(new IllegalStateException("boom")));
         assertEquals("IllegalStateException", FailureLine.of(new IllegalStateException()));
     }

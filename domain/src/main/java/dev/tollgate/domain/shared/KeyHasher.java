@@ -32,13 +32,27 @@ public final class KeyHasher {
     }
 
     public KeyHash hash(RawKey key) {
+        return new KeyHash(hashText(key.reveal())); // a raw key is ASCII: its UTF-8 bytes are its ASCII bytes
+    }
+
+    /**
+     * What tells this hasher from one with another pepper, or none: the hash of a fixed text. Kept with the keys, it
+     * lets a gateway or operator CLI started with another pepper be refused before it issues keys that never match
+     * (an audit, 2026-11-29: such keys were printed and then answered 401). It reveals no more of the pepper than a
+     * stored key hash does, except to someone who guesses the pepper itself.
+     */
+    public String fingerprint() {
+        return hashText("tollgate:key-hasher-check:v1");
+    }
+
+    private String hashText(String text) {
         if (pepper == null) {
-            return new KeyHash(Sha256.hex(key.reveal())); // a raw key is ASCII: its UTF-8 bytes are its ASCII bytes
+            return Sha256.hex(text);
         }
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(pepper, "HmacSHA256"));
-            return new KeyHash(HexFormat.of().formatHex(mac.doFinal(key.reveal().getBytes(StandardCharsets.US_ASCII))));
+            return HexFormat.of().formatHex(mac.doFinal(text.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA-256 is part of every JDK", e);
         }

@@ -1,6 +1,7 @@
 package dev.tollgate.domain.shared;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,5 +80,16 @@ class KeyHasherTest {
     void theHashDoesNotContainTheRawKey() {
         KeyHash hash = KeyHasher.hmacSha256("pepper-1").hash(REGULAR);
         assertTrue(!hash.hex().contains(REGULAR.reveal()) && !hash.toString().contains(REGULAR.reveal()));
+    }
+
+    @Test
+    void theFingerprintTellsPeppersApartAndHidesThem() {
+        assertEquals(KeyHasher.hmacSha256("pepper-one").fingerprint(), KeyHasher.hmacSha256("pepper-one").fingerprint());
+        assertNotEquals(KeyHasher.hmacSha256("pepper-one").fingerprint(),
+                KeyHasher.hmacSha256("pepper-two").fingerprint());
+        assertNotEquals(KeyHasher.sha256().fingerprint(), KeyHasher.hmacSha256("pepper-one").fingerprint());
+        assertEquals(KeyHasher.sha256().fingerprint(), KeyHasher.hmacSha256("").fingerprint(), "empty is none");
+        assertEquals(64, KeyHasher.hmacSha256("pepper-one").fingerprint().length());
+        assertFalse(KeyHasher.hmacSha256("pepper-one").fingerprint().contains("pepper"));
     }
 }
