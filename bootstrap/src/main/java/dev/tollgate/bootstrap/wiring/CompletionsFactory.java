@@ -35,6 +35,7 @@ import io.micronaut.json.JsonMapper;
 import io.micronaut.scheduling.TaskExecutors;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
+import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,10 +60,13 @@ public class CompletionsFactory {
         return path.toString().isEmpty() ? null : path;
     }
 
+    /** A re-read file's providers are checked as the start-up checks them (built, not used). */
     @Singleton
     ModelCatalog modelCatalog(@Named("catalog-path") Path path,
-            @Value("${tollgate.catalog-check-interval:1s}") Duration checkInterval) {
-        return new FileModelCatalog(fileOrShipped(path), checkInterval);
+            @Value("${tollgate.catalog-check-interval:1s}") Duration checkInterval, TokenCounter tokens,
+            JsonMapper json, @Named("request-timers") ScheduledExecutorService timers, UpstreamHttp http) {
+        return new FileModelCatalog(fileOrShipped(path), checkInterval,
+                catalog -> new ConfiguredModelProviders(catalog, tokens, timers, http, json));
     }
 
     @Singleton
@@ -110,6 +114,9 @@ public class CompletionsFactory {
     ModelProviders modelProviders(@Named("catalog-path") Path path, TokenCounter tokens, JsonMapper json,
             @Named("request-timers") ScheduledExecutorService timers, UpstreamHttp http) {
         CatalogFile catalog = FileModelCatalog.load(fileOrShipped(path));
+        LoggerFactory.getLogger(CompletionsFactory.class).info("Model catalog: {} ({} models, {} providers)",
+                fileOrShipped(path) == null ? "the shipped default (set TOLLGATE_CATALOG to use a file)" : path,
+                catalog.models().size(), catalog.providers().size());
         return new ConfiguredModelProviders(catalog, tokens, timers, http, json);
     }
 
@@ -149,9 +156,16 @@ public class CompletionsFactory {
             @Value("${tollgate.playground.max-output-tokens:1024}") int maxOutputTokens,
             @Value("${tollgate.playground.max-prompt-chars:" + PlaygroundSettings.DEFAULT_MAX_PROMPT_CHARS + "}")
             long maxPromptChars,
-            @Value("${tollgate.playground.user-billed:false}") boolean userBilled) {
-        return new PlaygroundSettings(models.stream().map(String::trim).filter(m -> !m.isEmpty()).map(ModelId::new)
-                .toList(), maxOutputTokens, maxPromptChars, userBilled);
+            @Value("${tollgate.playground.user-billed:false}") boolean userBilled, ModelCatalog catalog) {
+        List<ModelId> free = models.stream().map(String::trim).filter(m -> !m.isEmpty()).map(ModelId::new).toList();
+        // A custom catalog without the shipped free model (or a misspelt id) leaves the playground answering 404: said
+        // once at start-up (an audit, 2026-11-29). Not refused: the catalog may gain the model on a reload.
+        java.util.Set<String> known = catalog.models().stream().map(m -> m.id().value())
+                .collect(java.util.stream.Collectors.toSet());
+        free.stream().filter(id -> !known.contains(id.value())).forEach(id -> LoggerFactory.getLogger(
+                CompletionsFactory.class).warn("TOLLGATE_PLAYGROUND_MODELS names {}, which the model catalog does "
+                + "not have: the playground answers 404 for it until the catalog has it", id.value()));
+        return new PlaygroundSettings(free, maxOutputTokens, maxPromptChars, userBilled);
     }
 
     @Singleton

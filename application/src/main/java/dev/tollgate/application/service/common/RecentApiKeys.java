@@ -34,13 +34,14 @@ public final class RecentApiKeys {
     private final ConcurrentHashMap<KeyHash, Instant> unknown = new ConcurrentHashMap<>();
     private final int maxUnknown;
 
+    /** @param maxEntries the most keys kept; 0 keeps none, as a TTL of zero does */
     public RecentApiKeys(ApiKeyRepository apiKeys, Clock clock, Duration ttl, int maxEntries) {
-        if (ttl.isNegative() || maxEntries < 1) {
-            throw new IllegalArgumentException("the key cache needs a TTL >= 0 and room for at least one key");
+        if (ttl.isNegative() || maxEntries < 0) {
+            throw new IllegalArgumentException("the key cache needs a TTL >= 0 and a size >= 0");
         }
         this.apiKeys = apiKeys;
         this.clock = clock;
-        this.ttl = ttl;
+        this.ttl = maxEntries == 0 ? Duration.ZERO : ttl;
         this.maxEntries = maxEntries;
         this.maxUnknown = Math.max(1, maxEntries / 10);
     }

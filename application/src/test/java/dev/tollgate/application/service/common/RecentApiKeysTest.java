@@ -151,6 +151,16 @@ class RecentApiKeysTest {
         recent.find(key.hash());
         assertEquals(2, reads.get());
         assertThrows(IllegalArgumentException.class, () -> new RecentApiKeys(store, clock, Duration.ofSeconds(-1), 1));
-        assertThrows(IllegalArgumentException.class, () -> new RecentApiKeys(store, clock, Duration.ofSeconds(1), 0));
+        assertThrows(IllegalArgumentException.class, () -> new RecentApiKeys(store, clock, Duration.ofSeconds(1), -1));
+    }
+
+    /** operations.md: a key-cache size of 0 is no cache (an audit, 2026-11-29: it stopped the start-up). */
+    @Test
+    void aSizeOfZeroIsNoCache() {
+        ApiKey key = stored("e", null);
+        RecentApiKeys recent = new RecentApiKeys(store, clock, Duration.ofSeconds(2), 0);
+        recent.find(key.hash());
+        recent.find(key.hash());
+        assertEquals(2, reads.get());
     }
 }

@@ -45,8 +45,7 @@ public final class AnthropicModelProvider implements ModelProvider {
 
     public AnthropicModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
-        this.endpoint = URI.create(settings.string("base-url", "https://api.anthropic.com").replaceAll("/+$", "")
-                + "/v1/messages");
+        this.endpoint = StreamDecoderBase.endpoint(settings, "https://api.anthropic.com", "/v1/messages");
         this.apiKey = StreamDecoderBase.apiKey(settings);
         this.version = settings.string("anthropic-version", "2023-06-01");
         this.http = http;

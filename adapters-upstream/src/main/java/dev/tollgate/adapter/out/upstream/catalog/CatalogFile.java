@@ -102,7 +102,9 @@ public record CatalogFile(Map<String, ProviderSettings> providers, List<CatalogM
     }
 
     public static CatalogFile parse(String yaml) {
-        Object root = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false); // a key written twice is an error, not its last value (the file is strict)
+        Object root = new Yaml(new SafeConstructor(options)).load(yaml);
         Map<String, Object> top = map(root, "the catalog");
         known(top, TOP_KEYS, "the catalog");
         Map<String, ProviderSettings> providers = new LinkedHashMap<>();

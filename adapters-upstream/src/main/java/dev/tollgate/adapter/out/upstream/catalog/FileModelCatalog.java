@@ -7,9 +7,11 @@ import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,22 +34,44 @@ public final class FileModelCatalog implements ModelCatalog {
     /** Why the last look at the file failed, or {@code null}: repeated until the next look. */
     private CatalogReadException failure;
     private long checkedAtNanos;
+    private final Consumer<CatalogFile> providerCheck;
+    /** The providers section as first read, and the changed one last warned about. */
+    private String startupProviders;
+    private String warnedProviders;
 
     /**
      * @param file          the catalog file, or {@code null} for the shipped catalog
      * @param checkInterval how often a request may look at the file's modification time (not on every request)
      */
     public FileModelCatalog(Path file, java.time.Duration checkInterval) {
+        this(file, checkInterval, catalog -> { });
+    }
+
+    /**
+     * @param providerCheck checks a re-read file's providers as the start-up does (it throws what is wrong): the
+     *                      providers are built at start-up only, but a file the next start-up would refuse is refused
+     *                      now too, rather than found at a restart
+     */
+    public FileModelCatalog(Path file, java.time.Duration checkInterval, Consumer<CatalogFile> providerCheck) {
         this.file = file;
         this.checkIntervalNanos = checkInterval.toNanos();
+        this.providerCheck = providerCheck;
     }
 
     /** Reads the catalog definition once (for the providers, which are built at start-up). */
     public static CatalogFile load(Path file) {
         try {
             return CatalogFile.parse(read(file));
+        } catch (NoSuchFileException e) {
+            throw new CatalogReadException("cannot read the catalog " + describe(file) + ": no such file", null);
+        } catch (org.yaml.snakeyaml.error.MarkedYAMLException e) {
+            // One line that says what and where (SnakeYAML's own message spans lines and starts with the context).
+            org.yaml.snakeyaml.error.Mark at = e.getProblemMark();
+            throw new CatalogReadException("cannot read the catalog " + describe(file) + ": " + e.getProblem()
+                    + (e.getContext() == null ? "" : " " + e.getContext())
+                    + (at == null ? "" : " at line " + (at.getLine() + 1) + ", column " + (at.getColumn() + 1)), null);
         } catch (IOException | RuntimeException e) {
-            throw new CatalogReadException("cannot read the catalog " + describe(file) + ": " + e.getMessage(), e);
+            throw new CatalogReadException("cannot read the catalog " + describe(file) + ": " + e.getMessage(), null);
         }
     }
 
@@ -92,7 +116,24 @@ public final class FileModelCatalog implements ModelCatalog {
                 }
             }
             if (models == null || failure != null || (version != null && !version.equals(loadedVersion))) {
-                models = load(file).models();
+                CatalogFile loaded = load(file);
+                try {
+                    providerCheck.accept(loaded);
+                } catch (RuntimeException e) {
+                    throw new CatalogReadException("cannot read the catalog " + describe(file) + ": "
+                            + e.getMessage(), null);
+                }
+                String providers = loaded.providers().values().stream()
+                        .map(p -> p.name() + ":" + p.type() + p.settings()).toList().toString();
+                if (startupProviders == null) {
+                    startupProviders = providers;
+                } else if (!providers.equals(startupProviders) && !providers.equals(warnedProviders)) {
+                    warnedProviders = providers;
+                    LOG.warn("The model catalog {}: its providers section changed; providers are built at start-up, so "
+                            + "that takes effect at the next restart (models, prices and routes apply now)",
+                            describe(file));
+                }
+                models = loaded.models();
                 loadedVersion = version;
                 if (failure != null) {
                     LOG.info("The model catalog {} is readable again", describe(file));

@@ -35,10 +35,44 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         return Duration.ofMillis(settings.number("connect-timeout-ms", 5000, 1));
     }
 
-    /** The API key from the environment variable named by {@code api-key-env}, or null. */
+    /**
+     * The API key from the environment variable named by {@code api-key-env}, or null. A variable named but not set
+     * (or empty) is logged once at start-up: every request would go out without a key and come back 401.
+     */
     public static String apiKey(CatalogFile.ProviderSettings settings) {
         String variable = settings.string("api-key-env", null);
-        return variable == null ? null : System.getenv(variable);
+        if (variable == null) {
+            return null;
+        }
+        String key = System.getenv(variable);
+        if (key == null || key.isEmpty()) {
+            org.slf4j.LoggerFactory.getLogger(StreamDecoderBase.class).warn("Provider {}: api-key-env names {}, which "
+                    + "is not set; its requests go without an API key", settings.name(), variable);
+            return null;
+        }
+        return key;
+    }
+
+    /**
+     * The provider's endpoint: {@code base-url} (or {@code fallback}) with {@code path} after it — an absolute http
+     * or https URL, or an error that names the provider and the setting.
+     */
+    public static java.net.URI endpoint(CatalogFile.ProviderSettings settings, String fallback, String path) {
+        String base = settings.string("base-url", fallback);
+        if (base == null) {
+            throw new IllegalArgumentException("provider " + settings.name() + " needs base-url");
+        }
+        try {
+            java.net.URI uri = new java.net.URI(base.replaceAll("/+$", "") + path);
+            if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())
+                    || uri.getHost() == null) {
+                throw new java.net.URISyntaxException(base, "not an absolute http(s) URL with a host");
+            }
+            return uri;
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("provider " + settings.name() + ": base-url '" + base + "' is not an "
+                    + "http(s) URL such as https://api.openai.com/v1 (" + e.getReason() + ")");
+        }
     }
 
     /** Whether more events may be passed on. */

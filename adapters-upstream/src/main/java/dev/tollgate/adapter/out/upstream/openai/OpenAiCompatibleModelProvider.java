@@ -48,11 +48,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
 
     public OpenAiCompatibleModelProvider(CatalogFile.ProviderSettings settings, UpstreamHttp http, JsonMapper json) {
         this.name = settings.name();
-        String base = settings.string("base-url", null);
-        if (base == null) {
-            throw new IllegalArgumentException("provider " + name + " needs base-url");
-        }
-        this.endpoint = URI.create(base.replaceAll("/+$", "") + "/chat/completions");
+        this.endpoint = StreamDecoderBase.endpoint(settings, null, "/chat/completions");
         this.apiKey = StreamDecoderBase.apiKey(settings);
         this.http = http;
         this.connectTimeout = StreamDecoderBase.connectTimeout(settings);

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.out.upstream.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.adapter.out.upstream.common.ConfiguredModelProviders;
@@ -146,6 +147,61 @@ class FileModelCatalogTest {
         void run() {
             new ConfiguredModelProviders(file, new JtokkitTokenCounter(), null, null, null);
         }
+    }
+
+    /** Audits (2026-11-29): a key written twice took its last value (a price of 5 then 0: the model free). */
+    @Test
+    void aKeyWrittenTwiceIsRefusedNotTakenAtItsLastValue() throws IOException {
+        Path file = dir.resolve("twice.yml");
+        Files.writeString(file, shipped().replace("providers:", "providers:\n  twin: {type: simulator}")
+                + "\nproviders:\n  other: {type: simulator}\n");
+        ModelCatalog.CatalogReadException refused = assertThrows(ModelCatalog.CatalogReadException.class,
+                () -> FileModelCatalog.load(file));
+        assertTrue(refused.getMessage().contains("duplicate key providers"), refused.getMessage());
+    }
+
+    /** One line that says what, where and in which file — at start-up as on a reload. */
+    @Test
+    void aYamlSyntaxErrorIsOneLineNamingTheFileLineAndColumn() throws IOException {
+        Path file = dir.resolve("syntax.yml");
+        Files.writeString(file, "models:\n  - id: [broken\n");
+        ModelCatalog.CatalogReadException refused = assertThrows(ModelCatalog.CatalogReadException.class,
+                () -> FileModelCatalog.load(file));
+        assertTrue(refused.getMessage().startsWith("cannot read the catalog " + file), refused.getMessage());
+        assertTrue(refused.getMessage().matches(".* at line \\d+, column \\d+"), refused.getMessage());
+        assertFalse(refused.getMessage().contains("\n"), refused.getMessage());
+        assertNull(refused.getCause(), "its own line is the one an operator sees");
+
+        ModelCatalog.CatalogReadException missing = assertThrows(ModelCatalog.CatalogReadException.class,
+                () -> FileModelCatalog.load(dir.resolve("gone.yml")));
+        assertTrue(missing.getMessage().endsWith("gone.yml: no such file"), missing.getMessage());
+    }
+
+    /**
+     * A re-read file whose providers the next start-up would refuse is refused now (503), not found at a restart
+     * (an audit, 2026-11-29: a fail-status of 200 passed a reload and stopped the next start).
+     */
+    @Test
+    void aReloadChecksTheProvidersAsTheStartUpDoes() throws Exception {
+        Path file = dir.resolve("catalog.yml");
+        write(file, shipped(), Instant.now().minusSeconds(60));
+        FileModelCatalog catalog = new FileModelCatalog(file, Duration.ofMillis(100), loaded -> {
+            loaded.providers().values().forEach(p -> {
+                if (p.settings().containsKey("fail-status")) {
+                    throw new IllegalArgumentException("provider " + p.name() + ": fail-status must be 400-599");
+                }
+            });
+        });
+        int models = catalog.models().size();
+        Thread.sleep(150);
+        write(file, shipped().replace("type: simulator", "type: simulator\n    fail-status: 200"),
+                Instant.now().minusSeconds(30));
+        ModelCatalog.CatalogReadException refused = assertThrows(ModelCatalog.CatalogReadException.class,
+                catalog::models);
+        assertTrue(refused.getMessage().contains("fail-status must be 400-599"), refused.getMessage());
+        write(file, shipped(), Instant.now().minusSeconds(10));
+        Thread.sleep(150);
+        assertEquals(models, catalog.models().size());
     }
 
     @Test
