@@ -106,6 +106,7 @@ final class SettingChecks {
         counts.put("tollgate.limits.failover.instances", new Range(0, integer));
         counts.put("tollgate.completions.max-retries", new Range(0, integer));
         counts.put("tollgate.auth.key-cache-size", new Range(0, integer));
+        counts.put("datasources.default.maximum-pool-size", new Range(1, integer));
         counts.put("tollgate.playground.max-output-tokens", new Range(1, integer));
         counts.put("tollgate.playground.max-prompt-chars", new Range(1, big));
         counts.put("tollgate.dashboard.login.per-email", new Range(1, integer));
