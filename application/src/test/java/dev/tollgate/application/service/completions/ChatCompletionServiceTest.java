@@ -672,22 +672,36 @@ class ChatCompletionServiceTest {
          * the answer is written, whether the answer completes or fails. Given back after the write, 2 % of such
          * requests were refused for a slot of a finished request (measured 2026-11-29).
          */
-        @Test
-        void slotsAreOnTheirWayBackBeforeTheLastOfTheAnswerIsWritten() {
-            List<Long> inFlightAsTheAnswerEnds = new ArrayList<>();
-            RecordingObserver observer = new RecordingObserver() {
+        /**
+         * An observer that notes the key's slots in use as the last of each answer is written, after running what
+         * the blocking executor holds by then when {@code runQueued} (its thread, running while the answer is
+         * written).
+         */
+        private RecordingObserver notingSlotsAtTheEnd(List<Long> inFlightAsTheAnswerEnds, boolean runQueued) {
+            return new RecordingObserver() {
                 @Override
                 public void onComplete(CompletionResult completion) {
-                    blocking.runAll(); // the executor's thread, running while the answer is written
-                    inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
+                    note();
                 }
 
                 @Override
                 public void onFailure(CompletionFailure failure) {
-                    blocking.runAll();
+                    note();
+                }
+
+                private void note() {
+                    if (runQueued) {
+                        blocking.runAll();
+                    }
                     inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
                 }
             };
+        }
+
+        @Test
+        void slotsAreOnTheirWayBackBeforeTheLastOfTheAnswerIsWritten() {
+            List<Long> inFlightAsTheAnswerEnds = new ArrayList<>();
+            RecordingObserver observer = notingSlotsAtTheEnd(inFlightAsTheAnswerEnds, true);
             service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
             service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
             assertEquals(2, quotas.inFlight(keySlots));
@@ -709,17 +723,7 @@ class ChatCompletionServiceTest {
         void countersInThisProcessGiveTheSlotsBackBeforeTheLastWriteWithNoTaskQueued() {
             quotas.releaseInPlace();
             List<Long> inFlightAsTheAnswerEnds = new ArrayList<>();
-            RecordingObserver observer = new RecordingObserver() {
-                @Override
-                public void onComplete(CompletionResult completion) {
-                    inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
-                }
-
-                @Override
-                public void onFailure(CompletionFailure failure) {
-                    inFlightAsTheAnswerEnds.add(quotas.inFlight(keySlots));
-                }
-            };
+            RecordingObserver observer = notingSlotsAtTheEnd(inFlightAsTheAnswerEnds, false);
             service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
             service().start(principal, request("test/solo", PROMPT, 100), newRequestId(), ORIGIN, observer);
             assertEquals(2, quotas.inFlight(keySlots));

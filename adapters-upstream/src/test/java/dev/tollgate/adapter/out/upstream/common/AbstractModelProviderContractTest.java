@@ -276,32 +276,15 @@ public abstract class AbstractModelProviderContractTest {
         String piece = "y".repeat(1000);
         List<String> events = textStream(java.util.Collections.nCopies(pieces, piece));
         handler.set(exchange -> sse(exchange, events));
-        java.util.concurrent.atomic.AtomicReference<ModelProvider.UpstreamCall> call =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.CountDownLatch known = new java.util.concurrent.CountDownLatch(1);
-        RecordingListener recorder = new RecordingListener() {
-            @Override
-            public void onDelta(String text) {
-                super.onDelta(text);
-                if (deltas.size() == 1) {
-                    try {
-                        known.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    call.get().pause();
-                }
-            }
-        };
-        call.set(provider.call(ROUTE, REQUEST, 16, recorder));
-        known.countDown();
+        RecordingListener recorder = RecordingListener.pausingAfter(1);
+        ModelProvider.UpstreamCall call = recorder.of(provider.call(ROUTE, REQUEST, 16, recorder));
         Thread.sleep(700);
         int whilePaused = recorder.deltas.size();
         // Measured: about 120 KB read while paused (the sockets' buffers), 3,900-14,700 KB in the same time unpaused.
         assertTrue(whilePaused < 2_000, "20 MB sent, " + whilePaused + " KB read while paused");
         assertNull(recorder.finishReason);
 
-        call.get().resume();
+        call.resume();
         recorder.await();
         assertEquals(pieces, recorder.deltas.size(), "all of it after the resume");
         assertEquals("stop", recorder.finishReason);

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Test fixture: records what a provider reports to its listener. */
-public class RecordingListener implements ModelProvider.UpstreamListener {
+public final class RecordingListener implements ModelProvider.UpstreamListener {
 
     public final List<String> deltas = new CopyOnWriteArrayList<>();
     public final List<String> toolCalls = new CopyOnWriteArrayList<>();
@@ -42,6 +42,30 @@ public class RecordingListener implements ModelProvider.UpstreamListener {
     public void onDelta(String text) {
         deltas.add(text);
         outputs.add("content:" + text);
+        if (deltas.size() == pauseAfter) {
+            ModelProvider.UpstreamCall call;
+            while ((call = pausing.get()) == null) {
+                Thread.onSpinWait(); // the call is known once call() returned
+            }
+            call.pause(); // on the delivering thread, as the gateway does when its client lags
+        }
+    }
+
+    private int pauseAfter = -1;
+    private final java.util.concurrent.atomic.AtomicReference<ModelProvider.UpstreamCall> pausing =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** A recorder that pauses its call after {@code deltas} pieces of text; tell it the call with {@link #of}. */
+    public static RecordingListener pausingAfter(int deltas) {
+        RecordingListener recorder = new RecordingListener();
+        recorder.pauseAfter = deltas;
+        return recorder;
+    }
+
+    /** The call this recorder listens to (for {@link #pausingAfter}); answers it. */
+    public ModelProvider.UpstreamCall of(ModelProvider.UpstreamCall call) {
+        pausing.set(call);
+        return call;
     }
 
     @Override

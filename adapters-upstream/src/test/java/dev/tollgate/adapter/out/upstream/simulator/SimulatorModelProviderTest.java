@@ -106,30 +106,14 @@ class SimulatorModelProviderTest {
         SimulatorModelProvider simulator = new SimulatorModelProvider(new CatalogFile.ProviderSettings("sim",
                 "simulator", Map.of("time-to-first-token-ms", 0, "tokens-per-second", 0, "output-tokens", 50)),
                 TOKENS, scheduler);
-        java.util.concurrent.atomic.AtomicReference<dev.tollgate.application.port.out.ModelProvider.UpstreamCall> call =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.CountDownLatch called = new java.util.concurrent.CountDownLatch(1);
-        RecordingListener answer = new RecordingListener() {
-            @Override
-            public void onDelta(String text) {
-                super.onDelta(text);
-                if (deltas.size() == 10) {
-                    try {
-                        called.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    call.get().pause(); // on the delivering thread, as the gateway does when the client lags
-                }
-            }
-        };
-        call.set(simulator.call(ROUTE, request(List.of()), 100, answer));
-        called.countDown();
+        RecordingListener answer = RecordingListener.pausingAfter(10);
+        dev.tollgate.application.port.out.ModelProvider.UpstreamCall call =
+                answer.of(simulator.call(ROUTE, request(List.of()), 100, answer));
         Thread.sleep(200);
         assertEquals(10, answer.deltas.size(), "held after the tenth token");
         assertNull(answer.finishReason);
 
-        call.get().resume();
+        call.resume();
         answer.await();
         assertEquals(50, answer.deltas.size());
         assertEquals("stop", answer.finishReason);
