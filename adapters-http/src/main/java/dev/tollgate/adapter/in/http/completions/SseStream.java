@@ -52,7 +52,11 @@ final class SseStream implements CompletionObserver {
     private final ChunkWriter chunks;
     private final HttpRequest<?> request;
     private final Clock clock;
-    private final Sinks.Many<byte[]> sink = Sinks.many().unicast().onBackpressureBuffer();
+    /**
+     * The response's events wait here until the response asks for them (it asks while the connection is writable);
+     * taking one out counts it as taken.
+     */
+    private final Sinks.Many<byte[]> sink = Sinks.many().unicast().onBackpressureBuffer(new Waiting());
     private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
     private final SseSettings settings;
     private final ScheduledExecutorService timers;
@@ -80,6 +84,10 @@ final class SseStream implements CompletionObserver {
     private final ClientLink client;
     private boolean holding; // guarded by flow
     private long holdingSinceNanos; // guarded by flow
+    /** When the response last took an event (a sign the client reads). */
+    private volatile long lastTakenNanos = System.nanoTime();
+    /** How often a held stream looks again whether it may go on. */
+    static final long LOOK_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Stops watching the connection's writability; released when the stream ends. */
     private Runnable unwatchWritable = () -> { };
 
@@ -203,10 +211,7 @@ final class SseStream implements CompletionObserver {
 
     private void emit(byte[] bytes) {
         long waiting = untaken.addAndGet(bytes.length);
-        loop.execute(() -> {
-            sink.tryEmitNext(bytes); // written to the connection right here, on its loop
-            taken(bytes.length);
-        });
+        loop.execute(() -> sink.tryEmitNext(bytes)); // on the loop: the response writes it there when it asks
         if (waiting > HOLD_ABOVE || !client.writable()) {
             synchronized (flow) {
                 if (!holding) {
@@ -215,13 +220,84 @@ final class SseStream implements CompletionObserver {
                     if (completion != null) {
                         completion.pause();
                     }
+                    lookAgainLater();
                 }
             }
         }
     }
 
-    /** The connection's loop wrote {@code bytes} of the stream (this stream's lock is not held). */
+    /**
+     * The queue of events the response has not asked for yet (Reactor's unicast sink: one producer, the connection's
+     * loop, and one consumer), counting out what is taken.
+     */
+    private final class Waiting extends java.util.AbstractQueue<byte[]> {
+        private final java.util.Queue<byte[]> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @Override
+        public boolean offer(byte[] event) {
+            return events.offer(event);
+        }
+
+        @Override
+        public byte[] poll() {
+            byte[] event = events.poll();
+            if (event != null) {
+                taken(event.length);
+            }
+            return event;
+        }
+
+        @Override
+        public byte[] peek() {
+            return events.peek();
+        }
+
+        @Override
+        public int size() {
+            return events.size();
+        }
+
+        @Override
+        public java.util.Iterator<byte[]> iterator() {
+            return events.iterator();
+        }
+    }
+
+    /**
+     * A held stream looks again every {@link #LOOK_AGAIN_NANOS} whether it may go on: the framework asks for the next
+     * event only once the one before is written, and a stream held with events waiting could otherwise wait for the
+     * next keep-alive (measured: a fast reader's stream stopped for a whole keep-alive interval, a few times per 4 MB).
+     * Goes on when the connection is writable and the events waiting are few, or nothing was taken for a look's time.
+     */
+    private void lookAgainLater() {
+        try {
+            timers.schedule(this::lookAgain, LOOK_AGAIN_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // the process is stopping: the stream ends with it
+        }
+    }
+
+    private void lookAgain() {
+        synchronized (flow) {
+            if (!holding) {
+                return;
+            }
+            if (client.writable() && (untaken.get() < RELEASE_BELOW
+                    || System.nanoTime() - lastTakenNanos >= LOOK_AGAIN_NANOS)) {
+                holding = false;
+                RunningCompletion running = completion;
+                if (running != null) {
+                    running.resume();
+                }
+                return;
+            }
+        }
+        lookAgainLater();
+    }
+
+    /** The response took {@code bytes} of the stream to write them (this stream's lock is not held). */
     private void taken(int bytes) {
+        lastTakenNanos = System.nanoTime();
         if (untaken.addAndGet(-bytes) < RELEASE_BELOW) {
             resumeIfFree();
         }

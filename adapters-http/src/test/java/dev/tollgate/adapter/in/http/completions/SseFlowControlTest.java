@@ -89,31 +89,62 @@ class SseFlowControlTest {
         }
     }
 
+    /** The response as the framework reads it: it asks for events when the test says so. */
+    private final reactor.core.publisher.BaseSubscriber<byte[]> response = new reactor.core.publisher.BaseSubscriber<>() {
+        @Override
+        protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+        }
+    };
+
+    @SuppressWarnings("unchecked")
     private SseStream stream(Duration stall, Duration keepAlive) {
         SseStream stream = new SseStream(new ChunkWriter(JsonMapper.createDefault(), "chatcmpl-flow", 1, "t/m"),
                 new SseSettings(keepAlive, stall), timers, HttpRequest.POST("/v1/chat/completions", ""),
                 Clock.systemUTC(), false, client);
         stream.attach(completion);
         stream.onStarted("p");
+        ((reactor.core.publisher.Flux<byte[]>) stream.response().join().body()).subscribe(response);
         return stream;
     }
 
     @Test
-    void theProviderIsHeldBackWhileTheLoopHasMoreThanItsShareToWriteAndGoesOnOnceItWroteIt() {
+    void theProviderIsHeldBackWhileTheResponseHasNotTakenItsShareAndGoesOnOnceItDid() {
         SseStream stream = stream(Duration.ofMinutes(1), Duration.ofHours(1));
+        response.request(1); // the role chunk
         String piece = "x".repeat(1000);
-        for (int i = 0; i < 100; i++) { // ~100 KB handed over, none written yet
+        for (int i = 0; i < 100; i++) { // ~100 KB handed over, none taken yet
             stream.onDelta(piece);
         }
         assertEquals(List.of("pause"), completion.calls, "paused once, past " + SseStream.HOLD_ABOVE + " bytes");
-
         client.runLoop();
-        assertEquals(List.of("pause", "resume"), completion.calls, "the loop wrote it all: going on");
+        assertEquals(List.of("pause"), completion.calls, "on the loop, but the response asked for none");
+
+        response.request(Long.MAX_VALUE);
+        assertEquals(List.of("pause", "resume"), completion.calls, "taken: going on");
+    }
+
+    /**
+     * The framework asks for the next event only once the one before is written; a held stream whose response
+     * takes nothing for a while, on a writable connection, goes on by itself rather than wait for a keep-alive
+     * (measured: a fast reader's stream stopped for a whole keep-alive interval).
+     */
+    @Test
+    void aHeldStreamOnAWritableConnectionLooksAgainSoon() throws Exception {
+        SseStream stream = stream(Duration.ofMinutes(1), Duration.ofHours(1));
+        String piece = "x".repeat(1000);
+        for (int i = 0; i < 100; i++) {
+            stream.onDelta(piece);
+        }
+        client.runLoop();
+        assertEquals(List.of("pause"), completion.calls);
+        Thread.sleep(200);
+        assertEquals(List.of("pause", "resume"), completion.calls);
     }
 
     @Test
     void anUnwritableConnectionHoldsTheProviderBackUntilItIsWritableAgain() {
         SseStream stream = stream(Duration.ofMinutes(1), Duration.ofHours(1));
+        response.request(Long.MAX_VALUE);
         client.writable = false;
         stream.onDelta("a");
         assertEquals(List.of("pause"), completion.calls);

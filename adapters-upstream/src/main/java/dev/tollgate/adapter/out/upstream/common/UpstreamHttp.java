@@ -636,6 +636,9 @@ public final class UpstreamHttp implements AutoCloseable {
                         closed.run();
                         return;
                     }
+                    // A call held back for a slow client has the provider's output waiting in the socket: read it all
+                    // before the close, so that it is billed (G13) — a read a pass took only part of it.
+                    ch.config().setAutoRead(true);
                     drainThenClose(ch, closed, 0, 0);
                 });
             } catch (RejectedExecutionException e) { // the event loop is shutting down
