@@ -265,7 +265,7 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
         }
         if (codings.size() > 1) {
             answer(ctx, controlPlane, HttpStatus.NOT_IMPLEMENTED, "Transfer coding '"
-                    + ApiErrors.shown(codings.get(0), 32) + "' is not implemented: send the body with "
+                    + ApiErrors.shown(codings.get(0), 32) + "' is not supported here: send the body with "
                     + "'Transfer-Encoding: chunked' alone (compress it with 'Content-Encoding: gzip' instead)");
             return true;
         }
