@@ -117,11 +117,13 @@ public final class FileModelCatalog implements ModelCatalog {
             }
             if (models == null || failure != null || (version != null && !version.equals(loadedVersion))) {
                 CatalogFile loaded = load(file);
-                try {
-                    providerCheck.accept(loaded);
-                } catch (RuntimeException e) {
-                    throw new CatalogReadException("cannot read the catalog " + describe(file) + ": "
-                            + e.getMessage(), null);
+                if (startupProviders != null) { // the first read is the start-up's: its providers are built then
+                    try {
+                        providerCheck.accept(loaded);
+                    } catch (RuntimeException e) {
+                        throw new CatalogReadException("cannot read the catalog " + describe(file) + ": "
+                                + e.getMessage(), null);
+                    }
                 }
                 String providers = loaded.providers().values().stream()
                         .map(p -> p.name() + ":" + p.type() + p.settings()).toList().toString();
