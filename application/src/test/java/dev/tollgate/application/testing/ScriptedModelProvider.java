@@ -191,6 +191,12 @@ public final class ScriptedModelProvider implements ModelProvider {
             return this;
         }
 
+        /** The answer is complete; the provider's usage report may still follow (OpenAI's finishing chunk). */
+        public synchronized Call finishReason(String reason) {
+            listener.onFinishReason(reason);
+            return this;
+        }
+
         public synchronized void finish(String reason, TokenUsage reportedUsage) {
             listener.onFinish(reason, reportedUsage);
         }

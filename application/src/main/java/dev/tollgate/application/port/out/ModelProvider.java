@@ -88,6 +88,14 @@ public interface ModelProvider {
         /** @param reportedUsage the provider's own token counts, or {@code null} when it reported none */
         void onFinish(String finishReason, TokenUsage reportedUsage);
 
+        /**
+         * The answer is complete with this finish reason; only the provider's usage report may still follow. A
+         * provider that then sends nothing more (no usage, no end of stream) is finished with the gateway's count
+         * after a short wait, rather than failed at the idle timeout after a whole answer.
+         */
+        default void onFinishReason(String finishReason) {
+        }
+
         void onFailure(UpstreamFailure failure);
     }
 

@@ -89,6 +89,10 @@ final class CompletionRun implements RunningCompletion {
     private boolean idleArmed;
     /** This attempt's body began (a keep-alive comment, a ping, a role chunk) before any output. */
     private boolean bodyBegan;
+    /** The finish reason the provider gave while its usage report may still follow, or null. */
+    private String finishedAwaitingUsage;
+    /** How long a finished answer waits for the provider's usage report before it is finished with the count. */
+    static final Duration USAGE_WAIT = Duration.ofSeconds(5);
     private long idleExtensionNanos;
     private ScheduledFuture<?> deadline;
     private boolean started;
@@ -135,6 +139,7 @@ final class CompletionRun implements RunningCompletion {
         reportedPromptTokens = 0; // another provider's count of the prompt is not this one's
         idleArmed = false;
         bodyBegan = false;
+        finishedAwaitingUsage = null;
         armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
                 + readable(ctx.settings().firstByteTimeout()));
         ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
@@ -187,26 +192,34 @@ final class CompletionRun implements RunningCompletion {
             if (done || listener != current) {
                 return;
             }
-            if (idleArmed && clientHolds) {
-                // Silent because the client holds the answer back: not the provider's silence. The client's own
-                // stall is the HTTP adapter's to end (it closes the connection, which cancels the run).
-                armTimer(ctx.settings().idleTimeout(), listener, what);
-                return;
+            if (finishedAwaitingUsage != null) {
+                // A whole answer whose usage report never came: finished with the gateway's count, not failed;
+                // the call is closed below, outside the lock.
+                abandoned = call;
+                listener.onFinish(finishedAwaitingUsage, null);
+            } else {
+                if (idleArmed && clientHolds) {
+                    // Silent because the client holds the answer back: not the provider's silence. The client's own
+                    // stall is the HTTP adapter's to end (it closes the connection, which cancels the run).
+                    armTimer(ctx.settings().idleTimeout(), listener, what);
+                    return;
+                }
+                if ((idleArmed || bodyBegan) && idleExtensionNanos > 0) {
+                    // Output came since it was armed (not idle yet), or, before any output, the provider showed it
+                    // is there less than an idle timeout ago: the wait for the first output ends at the later of the
+                    // two.
+                    armTimer(idleExtensionNanos, listener, what);
+                    return;
+                }
+                abandoned = call;
+                // Fallback is for a provider that never started answering (the first-byte timer, nothing of a body
+                // came); one that started and then went silent ends the request, so the idle timeout releases the
+                // hold on time instead of starting the model's routes over.
+                String silence = !idleArmed && bodyBegan ? "began its answer but sent no output within "
+                        + readable(ctx.settings().firstByteTimeout()) + ", then " + idleMessage() : what;
+                listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed && !bodyBegan, false, null,
+                        "provider " + route.provider() + " " + silence));
             }
-            if ((idleArmed || bodyBegan) && idleExtensionNanos > 0) {
-                // Output came since it was armed (not idle yet), or, before any output, the provider showed it is
-                // there less than an idle timeout ago: the wait for the first output ends at the later of the two.
-                armTimer(idleExtensionNanos, listener, what);
-                return;
-            }
-            abandoned = call;
-            // Fallback is for a provider that never started answering (the first-byte timer, nothing of a body
-            // came); one that started and then went silent ends the request, so the idle timeout releases the hold
-            // on time instead of starting the model's routes over.
-            String silence = !idleArmed && bodyBegan ? "began its answer but sent no output within "
-                    + readable(ctx.settings().firstByteTimeout()) + ", then " + idleMessage() : what;
-            listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed && !bodyBegan, false, null,
-                    "provider " + route.provider() + " " + silence));
         }
         cancel(abandoned);
     }
@@ -672,6 +685,19 @@ final class CompletionRun implements RunningCompletion {
                 } finally {
                     settle(usage, "completed", charged);
                 }
+            }
+        }
+
+        @Override
+        public void onFinishReason(String finishReason) {
+            synchronized (CompletionRun.this) {
+                if (done || this != current) {
+                    return;
+                }
+                finishedAwaitingUsage = finishReason;
+                Duration wait = ctx.settings().idleTimeout().compareTo(USAGE_WAIT) < 0 ? ctx.settings().idleTimeout()
+                        : USAGE_WAIT;
+                armTimer(wait, this, idleMessage());
             }
         }
 

@@ -1790,6 +1790,40 @@ class ChatCompletionServiceTest {
             assertEquals(micros(3 + 2 * 3), settledRow(started.requestId()).cost(), "billed what it delivered");
         }
 
+        /**
+         * A provider that sent its finishing chunk and then nothing more (no usage chunk, no [DONE], the connection held
+         * open) has given a whole answer: it is finished with the gateway's count after a short wait and the call
+         * closed — not failed at the idle timeout after the client had it all.
+         */
+        @Test
+        void aWholeAnswerWhoseUsageNeverComesIsFinishedWithTheCountAfterAShortWait() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a").delta(" b").finishReason("stop");
+            timers.advance(CompletionRun.USAGE_WAIT.minusMillis(1));
+            assertNull(started.observer().result);
+            timers.advance(Duration.ofMillis(1));
+
+            assertNotNull(started.observer().result, "finished");
+            assertNull(started.observer().failure);
+            assertEquals("stop", started.observer().result.finishReason());
+            assertTrue(call.cancelled(), "the held connection is closed");
+            blocking.runAll();
+            assertEquals("completed", settledRow(started.requestId()).status());
+        }
+
+        @Test
+        void aUsageReportAfterTheFinishingChunkIsTheOneBilled() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a").finishReason("stop");
+            timers.advance(Duration.ofSeconds(1));
+            call.finish("stop", new TokenUsage(3, 7));
+            assertEquals(new TokenUsage(3, 7), started.observer().result.usage());
+            timers.advance(CompletionRun.USAGE_WAIT);
+            assertFalse(call.cancelled(), "finished by the provider: nothing to close");
+        }
+
         @Test
         void keepAlivesWithoutOutputAreNotSilence() {
             Started started = start("test/solo", 100);
