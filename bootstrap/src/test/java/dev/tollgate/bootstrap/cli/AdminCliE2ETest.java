@@ -74,6 +74,27 @@ class AdminCliE2ETest {
         return "cli-" + UUID.randomUUID() + "@example.test";
     }
 
+    /**
+     * A command whose key pepper is not the one the stored keys were issued with stops before it does anything,
+     * naming the variable (an audit, 2026-11-29: it printed keys that never worked).
+     */
+    @Test
+    void aCommandWithAnotherKeyPepperStopsNamingTheVariable() {
+        String email = uniqueEmail();
+        System.setProperty("tollgate.key-pepper", "not-the-deployments-pepper-0123456789");
+        Run refused;
+        try {
+            refused = tollgate("admin", "account", "create", "--email", email);
+        } finally {
+            System.clearProperty("tollgate.key-pepper");
+        }
+        assertEquals(1, refused.exit(), refused.err());
+        assertTrue(refused.err().contains("TOLLGATE_KEY_PEPPER"), refused.err());
+        assertTrue(refused.out().isEmpty(), refused.out());
+        assertEquals(0, tollgate("admin", "account", "create", "--email", email).exit(),
+                "nothing was created by the refused command; the same pepper as the keys' works");
+    }
+
     @Test
     void accountCreatePrintsOnlyTheAccountId() {
         Run run = tollgate("admin", "account", "create", "--email", uniqueEmail(), "--verified", "--credit", "10");

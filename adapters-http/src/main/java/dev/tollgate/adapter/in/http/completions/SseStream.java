@@ -284,11 +284,7 @@ final class SseStream implements CompletionObserver {
             }
             if (client.writable() && (untaken.get() < RELEASE_BELOW
                     || System.nanoTime() - lastTakenNanos >= LOOK_AGAIN_NANOS)) {
-                holding = false;
-                RunningCompletion running = completion;
-                if (running != null) {
-                    running.resume();
-                }
+                goOn();
                 return;
             }
         }
@@ -311,12 +307,17 @@ final class SseStream implements CompletionObserver {
     private void resumeIfFree() {
         synchronized (flow) {
             if (holding && untaken.get() < RELEASE_BELOW && client.writable()) {
-                holding = false;
-                RunningCompletion running = completion;
-                if (running != null) {
-                    running.resume();
-                }
+                goOn();
             }
+        }
+    }
+
+    /** Ends the hold: the completion goes on. Called with {@link #flow} held. */
+    private void goOn() {
+        holding = false;
+        RunningCompletion running = completion;
+        if (running != null) {
+            running.resume();
         }
     }
 
