@@ -78,7 +78,8 @@ class ManagementAuthE2ETest extends GatewayE2ETest {
         String gpm = readWriteKey();
         assertEquals(200, get("/api/v1/keys?offset=0", gpm).status(), "other parameters are fine");
         for (String query : List.of("api_key=" + gpm, "key=" + gpm.replace("-", "%2D"), "auth=Bearer%20" + gpm,
-                "token=gp-anything")) {
+                "token=gp-anything", gpm, gpm + "=1", "key=%22" + gpm + "%22", "auth=x+" + gpm, "key=token:" + gpm,
+                "offset=0&k=" + gpm.replace("-", "%252D"))) {
             assertManagementError(get("/api/v1/keys?" + query, gpm), 401, UNAUTHORIZED);
         }
         Email email = newAccount(true);

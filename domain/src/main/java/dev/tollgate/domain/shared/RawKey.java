@@ -66,10 +66,12 @@ public final class RawKey {
         return value;
     }
 
-    /** Masked display form: prefix, three characters, an ellipsis, the last four characters. */
+    /**
+     * Masked display form: the prefix, an ellipsis and the last four characters (G10: "only the prefix plus the last
+     * 4 chars"; the last four are checksum characters, so the label shows nothing of the random part).
+     */
     public String label() {
-        int start = kind.prefix().length();
-        return kind.prefix() + value.substring(start, start + 3) + "..." + value.substring(value.length() - 4);
+        return kind.prefix() + "..." + value.substring(value.length() - 4);
     }
 
     private static String checksum(String text) {

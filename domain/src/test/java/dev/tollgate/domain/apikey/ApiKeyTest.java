@@ -26,7 +26,7 @@ class ApiKeyTest {
     private static final Instant NOW = Instant.parse("2026-03-04T12:00:00Z");
     private static final AccountId ACCOUNT = new AccountId(UUID.fromString("00000000-0000-0000-0000-000000000001"));
     private static final KeyHash HASH = new KeyHash("ab".repeat(32));
-    private static final String LABEL = "gp-012...3v7W";
+    private static final String LABEL = "gp-...3v7W";
     private static final Usd TEN = Usd.ofMicros(10_000_000);
     private static final Usd TWENTY = Usd.ofMicros(20_000_000);
 

@@ -225,8 +225,24 @@ final class CompletionRun implements RunningCompletion {
     }
 
     private void maxDurationReached() {
-        endNow(504, "timeout", "The request exceeded the maximum duration of "
-                + ctx.settings().maxDuration().toMinutes() + " minutes", 0);
+        boolean produced;
+        synchronized (this) {
+            produced = !delivered.isEmpty();
+        }
+        // Billed what the upstream produced (G13), as the shutdown's 503 says: a non-streaming client gets none of it.
+        String exceeded = "The request exceeded the maximum duration of " + spoken(ctx.settings().maxDuration());
+        endNow(504, "timeout", produced ? exceeded + " and was ended part-way; the output produced until then is "
+                + "billed" : exceeded, 0);
+    }
+
+    /** A duration as a message says it: "1 minute", "14 minutes", else as {@link #readable}. */
+    static String spoken(Duration duration) {
+        long seconds = duration.toSeconds();
+        if (duration.toMillis() % 60_000 == 0 && seconds > 0) {
+            long minutes = seconds / 60;
+            return minutes + (minutes == 1 ? " minute" : " minutes");
+        }
+        return readable(duration);
     }
 
     /**

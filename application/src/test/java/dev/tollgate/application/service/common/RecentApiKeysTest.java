@@ -38,7 +38,7 @@ class RecentApiKeysTest {
     };
 
     private ApiKey stored(String hashDigit, Instant expiresAt) {
-        ApiKey key = ApiKey.issue(AccountId.newId(), new KeyHash(hashDigit.repeat(64)), "gp-abc...wxyz",
+        ApiKey key = ApiKey.issue(AccountId.newId(), new KeyHash(hashDigit.repeat(64)), "gp-...wxyz",
                 new KeyName("k"), null, null, expiresAt, START);
         store.insert(key);
         return key;
@@ -112,7 +112,7 @@ class RecentApiKeysTest {
         // forgotten, as every key change forgets the hash, or once the TTL ran out.
         KeyHash later = new KeyHash("9".repeat(64));
         assertTrue(recent.find(later).isEmpty());
-        ApiKey created = ApiKey.issue(AccountId.newId(), later, "gp-abc...wxyz", new KeyName("k"), null, null, null,
+        ApiKey created = ApiKey.issue(AccountId.newId(), later, "gp-...wxyz", new KeyName("k"), null, null, null,
                 START);
         store.insert(created);
         recent.forget(later);

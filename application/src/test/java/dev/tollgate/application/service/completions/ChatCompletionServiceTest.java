@@ -1879,6 +1879,8 @@ class ChatCompletionServiceTest {
             CompletionFailure failure = started.observer().failure;
             assertNotNull(failure, "the maximum duration must end the request");
             assertEquals("timeout", failure.code());
+            assertEquals("The request exceeded the maximum duration of 1 minute and was ended part-way; the output "
+                    + "produced until then is billed", failure.message());
             assertTrue(failure.afterOutput());
             assertTrue(call.cancelled());
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());

@@ -62,9 +62,25 @@ public final class ApiErrors {
         return response;
     }
 
-    /** The envelope of the control plane (§7.1) or of the model surface (§7.2). */
-    public static Map<String, Object> body(boolean controlPlane, HttpStatus status, String message,
+    /**
+     * A {@code gp-} or {@code gpm-} key, or a long enough piece of one, in a text a client sent and a message quotes
+     * back (a field's value or name): G10 wants no raw key outside its one creation response, error bodies included.
+     */
+    private static final java.util.regex.Pattern KEY_LIKE =
+            java.util.regex.Pattern.compile("(?<![A-Za-z0-9])(gpm?-)[A-Za-z0-9]{8,}");
+
+    /** {@code message} with every key in it masked ({@code gp-[masked]}). */
+    static String withoutKeys(String message) {
+        if (message == null || !message.contains("gp")) {
+            return message;
+        }
+        return KEY_LIKE.matcher(message).replaceAll("$1[masked]");
+    }
+
+    /** The envelope of the control plane (§7.1) or of the model surface (§7.2); keys quoted in the message masked. */
+    public static Map<String, Object> body(boolean controlPlane, HttpStatus status, String rawMessage,
             ModelError modelError, String requestId, Clock clock) {
+        String message = withoutKeys(rawMessage);
         Map<String, Object> error = new LinkedHashMap<>();
         Map<String, Object> body = new LinkedHashMap<>();
         if (controlPlane) {

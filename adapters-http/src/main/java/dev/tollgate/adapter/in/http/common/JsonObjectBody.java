@@ -76,10 +76,12 @@ public final class JsonObjectBody {
 
     public static JsonObjectBody parse(byte[] body) {
         if (body == null || body.length == 0) {
-            // Netty drops the Content-Encoding header once it decompressed; a few bytes that are no gzip stream
-            // decompress to nothing, with no error to tell them from an empty body.
-            throw new InvalidRequestException(null, "Request body is empty, or declared compressed "
-                    + "(Content-Encoding) and decompressed to nothing: send a JSON object");
+            // Netty drops the Content-Encoding header once it decompressed; a few bytes that are no gzip stream,
+            // or a stream cut short, decompress to nothing, with no error to tell them from an empty body.
+            throw new InvalidRequestException(null, "Request body is empty, or it was declared compressed "
+                    + "(Content-Encoding) and is not a whole compressed stream of that kind (cut short or not "
+                    + "compressed: nothing came out of it). Send a JSON object, compressed whole or without a "
+                    + "Content-Encoding header");
         }
         requireUtf8(body);
         Map<String, Object> fields = new LinkedHashMap<>();

@@ -461,9 +461,13 @@ public final class ChatRequests {
             throw new InvalidRequestException(field, field + " is required with type json_schema: an object "
                     + "{name, schema, strict?}");
         }
-        if (!(schema.get("name") instanceof String name) || !FUNCTION_NAME.matcher(name).matches()) {
+        if (!(schema.get("name") instanceof String name)) {
             throw new InvalidRequestException(field + ".name", field + ".name is required: 1 to 64 letters, digits, "
                     + "underscores or dashes");
+        }
+        if (!FUNCTION_NAME.matcher(name).matches()) {
+            throw new InvalidRequestException(field + ".name", field + ".name must be 1 to 64 letters, digits, "
+                    + "underscores or dashes, got '" + ApiErrors.shown(name, 64) + "'");
         }
         if (schema.get("schema") != null && !(schema.get("schema") instanceof Map<?, ?>)) {
             throw new InvalidRequestException(field + ".schema", field + ".schema must be a JSON Schema object");

@@ -84,6 +84,8 @@ final class SseStream implements CompletionObserver {
     private final ClientLink client;
     private boolean holding; // guarded by flow
     private long holdingSinceNanos; // guarded by flow
+    /** When an event (output or keep-alive) was last handed to the response. */
+    private volatile long lastEmittedNanos = System.nanoTime();
     /** When the response last took an event (a sign the client reads). */
     private volatile long lastTakenNanos = System.nanoTime();
     /** How often a held stream looks again whether it may go on. */
@@ -162,12 +164,16 @@ final class SseStream implements CompletionObserver {
             }
         }
         if (!ended) {
-            long every = settings.keepAlive().toNanos();
-            try {
-                keepAlive = timers.scheduleAtFixedRate(this::keepAlive, every, every, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException stopping) {
-                // The process is stopping: the stream ends with it, no keep-alive needed.
-            }
+            keepAliveIn(settings.keepAlive().toNanos());
+        }
+    }
+
+    /** Schedules the next keep-alive look (with this stream's lock held). */
+    private void keepAliveIn(long nanos) {
+        try {
+            keepAlive = timers.schedule(this::keepAlive, nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // The process is stopping: the stream ends with it, no keep-alive needed.
         }
     }
 
@@ -189,18 +195,30 @@ final class SseStream implements CompletionObserver {
         return response;
     }
 
+    /**
+     * A keep-alive comment goes out only when the stream has been quiet for the whole interval (text flowing at a
+     * token a second needs none); the next look is due an interval after the last event, so no quiet stretch lasts
+     * longer than the interval. Each look also checks whether a held-back client stalled.
+     */
     private synchronized void keepAlive() {
         if (ended) {
             return;
         }
+        long every = settings.keepAlive().toNanos();
         if (stalled()) {
             // The client took nothing of a held-back stream for the stall timeout: it is disconnected, which
             // cancels the completion (billed what the provider sent) and frees what was waiting for it.
             client.close();
+            keepAliveIn(every);
             return;
         }
-        commit();
-        emit(KEEP_ALIVE);
+        long quiet = System.nanoTime() - lastEmittedNanos;
+        if (quiet >= every) {
+            commit();
+            emit(KEEP_ALIVE);
+            quiet = 0;
+        }
+        keepAliveIn(every - quiet);
     }
 
     private boolean stalled() {
@@ -210,6 +228,7 @@ final class SseStream implements CompletionObserver {
     }
 
     private void emit(byte[] bytes) {
+        lastEmittedNanos = System.nanoTime();
         long waiting = untaken.addAndGet(bytes.length);
         loop.execute(() -> sink.tryEmitNext(bytes)); // on the loop: the response writes it there when it asks
         if (waiting > HOLD_ABOVE || !client.writable()) {

@@ -6,6 +6,7 @@ import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** HTTP adapter: reads {@code Authorization: Bearer <gpm-key>} (§5.1) and authenticates it. */
 @Singleton
@@ -35,25 +36,55 @@ public final class ManagementAuthentication {
         return bearerToken(headers.get(0));
     }
 
-    /** Whether a query parameter's value (decoded) is, or holds, a {@code gp-} or {@code gpm-} key. */
+    /**
+     * Something that starts like a key: {@code gp-} or {@code gpm-} and a base62 character, not inside a longer
+     * word. Found anywhere in the query — a parameter's name or value, whole, quoted, prefixed ({@code Bearer },
+     * {@code token:}) or percent-encoded, even twice (an audit: {@code ?<key>}, {@code ?key="<key>"} and
+     * {@code ?auth=x+<key>} were let through).
+     */
+    private static final Pattern KEY_LIKE = Pattern.compile("(?<![A-Za-z0-9])gpm?-[A-Za-z0-9]");
+
+    /** Whether the URL's query (decoded, up to three times) holds a {@code gp-} or {@code gpm-} key anywhere. */
     static boolean keyInUrl(HttpRequest<?> request) {
         String query = request.getUri().getRawQuery();
         if (query == null || query.isEmpty()) {
             return false;
         }
-        for (List<String> values : request.getParameters().asMap().values()) {
-            for (String value : values) {
-                String token = value.strip();
-                String bearer = bearerToken(token);
-                if (bearer != null) {
-                    token = bearer;
-                }
-                if (token.startsWith("gp-") || token.startsWith("gpm-")) {
-                    return true;
-                }
+        String text = query;
+        for (int pass = 0; pass <= 3; pass++) {
+            if (KEY_LIKE.matcher(text).find()) {
+                return true;
             }
+            String decoded = decoded(text);
+            if (decoded.equals(text)) {
+                return false;
+            }
+            text = decoded;
         }
         return false;
+    }
+
+    /** {@code text} percent-decoded ({@code +} a space); a malformed escape stays as it is. */
+    private static String decoded(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            int high = c == '%' && i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+            int low = high >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
+            if (low >= 0) {
+                bytes.write(high * 16 + low);
+                i += 2;
+                continue;
+            }
+            if (bytes.size() > 0) {
+                out.append(bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+                bytes.reset();
+            }
+            out.append(c == '+' ? ' ' : c);
+        }
+        out.append(bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+        return out.toString();
     }
 
     /** The token of a {@code Bearer} credential, or {@code null} when there is none. */

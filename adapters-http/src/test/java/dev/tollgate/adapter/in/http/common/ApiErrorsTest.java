@@ -22,4 +22,20 @@ class ApiErrorsTest {
     void otherPathsDoNot(String path) {
         assertFalse(ApiErrors.isControlPlane(path), path);
     }
+
+    /** G10: a key a client sent in a field's value or name is not quoted back in either surface's error. */
+    @org.junit.jupiter.api.Test
+    void keysQuotedInAMessageAreMaskedInBothEnvelopes() {
+        String gp = "gp-1uV0x0f6AfrCN41733a5XAeMPWtHTq2l0zOlPf";
+        String gpm = "gpm-ZYXWVUTSRQPONMLKJIHGFEDCBA9876543iV9UV";
+        for (boolean controlPlane : new boolean[] {true, false}) {
+            java.util.Map<String, Object> body = ApiErrors.body(controlPlane, io.micronaut.http.HttpStatus.BAD_REQUEST,
+                    "expires_at must be a date, got '" + gp + "'; Unknown field '" + gpm + "'; cut 'gp-1uV0x0f6Afr…'",
+                    ApiErrors.genericModelError(io.micronaut.http.HttpStatus.BAD_REQUEST, null), "req", java.time.Clock.systemUTC());
+            String message = (String) ((java.util.Map<?, ?>) body.get("error")).get("message");
+            org.junit.jupiter.api.Assertions.assertEquals("expires_at must be a date, got 'gp-[masked]'; Unknown field "
+                    + "'gpm-[masked]'; cut 'gp-[masked]…'", message);
+        }
+        org.junit.jupiter.api.Assertions.assertEquals("use gpt-4o or a gp- key", ApiErrors.withoutKeys("use gpt-4o or a gp- key"));
+    }
 }

@@ -76,6 +76,20 @@ class ChatRequestsTest {
         assertRefusals(cases);
     }
 
+    /** A schema name sent but malformed is said to be malformed, not missing (an audit: "is required" for "bad name!"). */
+    @Test
+    void aJsonSchemaNameIsRequiredWhenMissingAndShownWhenMalformed() {
+        String format = "{\"model\":\"m/one\",\"messages\":[" + USER + "],\"response_format\":{\"type\":\"json_schema\","
+                + "\"json_schema\":";
+        Map<String, List<String>> cases = new LinkedHashMap<>();
+        cases.put(format + "{}}}", List.of("response_format.json_schema.name", "json_schema.name is required"));
+        cases.put(format + "{\"name\":5}}}", List.of("response_format.json_schema.name", "is required"));
+        cases.put(format + "{\"name\":\"bad name!\"}}}",
+                List.of("response_format.json_schema.name", "must be 1 to 64 letters, digits, underscores or dashes, "
+                        + "got 'bad name!'"));
+        assertRefusals(cases);
+    }
+
     @Test
     void aContentPartsRefusalNamesThePartAndItsField() {
         Map<String, List<String>> cases = new LinkedHashMap<>();

@@ -14,6 +14,7 @@ import java.util.Queue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -89,11 +90,47 @@ class SseFlowControlTest {
     }
 
     /** The response as the framework reads it: it asks for events when the test says so. */
+    private final List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final reactor.core.publisher.BaseSubscriber<byte[]> response = new reactor.core.publisher.BaseSubscriber<>() {
         @Override
         protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
         }
+
+        @Override
+        protected void hookOnNext(byte[] event) {
+            received.add(new String(event, java.nio.charset.StandardCharsets.UTF_8));
+        }
     };
+
+    /** Timers the test runs by hand: each keep-alive look is kept with the delay it asked for. */
+    private static final class HandTimers extends java.util.concurrent.ScheduledThreadPoolExecutor {
+        final Queue<Runnable> looks = new ArrayDeque<>();
+        final List<Long> delaysNanos = new java.util.ArrayList<>();
+
+        HandTimers() {
+            super(1);
+        }
+
+        @Override
+        public java.util.concurrent.ScheduledFuture<?> schedule(Runnable task, long delay,
+                java.util.concurrent.TimeUnit unit) {
+            looks.add(task);
+            delaysNanos.add(unit.toNanos(delay));
+            return super.schedule(() -> { }, 1, java.util.concurrent.TimeUnit.DAYS);
+        }
+
+        void runNext() {
+            looks.remove().run();
+        }
+
+        long lastDelayNanos() {
+            return delaysNanos.get(delaysNanos.size() - 1);
+        }
+    }
+
+    private long keepAlives() {
+        return received.stream().filter(e -> e.startsWith(": keep-alive")).count();
+    }
 
     /** Timers that never run (the tests that step the stream by hand): no keep-alive, no look again. */
     private static ScheduledExecutorService stopped() {
@@ -178,6 +215,47 @@ class SseFlowControlTest {
         stream.onDelta("a");
         Thread.sleep(400); // keep-alive ticks see the stream held for longer than 100 ms
         assertTrue(client.closed >= 1, "the client that takes nothing is disconnected");
+    }
+
+    /**
+     * A keep-alive comment is for a quiet stream: text flowing faster than the interval gets none (an audit saw one
+     * every interval between tokens a second apart), and the next look is due an interval after the last event, so
+     * no quiet stretch outlasts the interval.
+     */
+    @Test
+    void aKeepAliveGoesOutOnlyAfterAWholeQuietInterval() throws Exception {
+        HandTimers hourly = new HandTimers();
+        try {
+            SseStream flowing = stream(Duration.ofMinutes(1), Duration.ofHours(1), hourly);
+            response.request(Long.MAX_VALUE);
+            assertEquals(TimeUnit.HOURS.toNanos(1), hourly.lastDelayNanos(), "the first look, an interval after the start");
+            flowing.onDelta("text");
+            client.runLoop();
+            hourly.runNext(); // the look comes right after output
+            client.runLoop();
+            assertEquals(0, keepAlives(), received.toString());
+            long next = hourly.lastDelayNanos();
+            assertTrue(next > TimeUnit.MINUTES.toNanos(59) && next <= TimeUnit.HOURS.toNanos(1),
+                    "the next look is an interval after the last event: " + next);
+        } finally {
+            hourly.shutdownNow();
+        }
+    }
+
+    @Test
+    void aStreamQuietForTheIntervalGetsAKeepAliveAndTheNextLookAWholeIntervalLater() throws Exception {
+        HandTimers fast = new HandTimers();
+        try {
+            stream(Duration.ofMinutes(1), Duration.ofMillis(1), fast);
+            response.request(Long.MAX_VALUE);
+            Thread.sleep(5);
+            fast.runNext();
+            client.runLoop();
+            assertEquals(1, keepAlives(), received.toString());
+            assertEquals(TimeUnit.MILLISECONDS.toNanos(1), fast.lastDelayNanos());
+        } finally {
+            fast.shutdownNow();
+        }
     }
 
     @Test

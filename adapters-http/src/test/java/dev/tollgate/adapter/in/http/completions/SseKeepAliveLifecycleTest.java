@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The SSE keep-alive timer lives exactly as long as its stream (G14, G17: no leaked timers). The streams get a
- * timer executor of the test's own that counts every run of a periodic task; with a 10 ms keep-alive a live stream
+ * timer executor of the test's own that counts every run of a keep-alive look; with a 10 ms keep-alive a live stream
  * ticks about 100 times a second, and a stream that ended — or never started because the request was refused —
  * must not tick at all, nor stay queued.
  */
@@ -45,11 +45,11 @@ class SseKeepAliveLifecycleTest {
     private final AtomicInteger ticks = new AtomicInteger();
     private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1) {
         @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, long initialDelay, long period, TimeUnit unit) {
-            return super.scheduleAtFixedRate(() -> {
+        public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+            return super.schedule(() -> {
                 ticks.incrementAndGet();
                 task.run();
-            }, initialDelay, period, unit);
+            }, delay, unit);
         }
     };
     private final ApiKeyPrincipal principal = new ApiKeyPrincipal(ApiKeyId.newId(), new KeyHash("d".repeat(64)),

@@ -185,7 +185,15 @@ public final class AnthropicModelProvider implements ModelProvider {
                     // Capacity, as the HTTP statuses 529 and 429 are: another provider, or a 429 with a wait.
                     boolean overloaded = "overloaded_error".equals(errorType);
                     boolean limited = "rate_limit_error".equals(errorType);
-                    reportedError(overloaded ? 529 : limited ? 429 : 502, overloaded || limited, message);
+                    if ("invalid_request_error".equals(errorType)
+                            && meaning(400, String.valueOf(message)) == 400) {
+                        // The request itself (too long a prompt, say), as its HTTP 400 would be: not retried, and
+                        // the client's 400 before any output (an audit: retried four times, then a 502). A credit
+                        // balance too low is the operator's standing, as its HTTP 400 is: another route.
+                        reportedRejection(message);
+                    } else {
+                        reportedError(overloaded ? 529 : limited ? 429 : 502, overloaded || limited, message);
+                    }
                 }
                 default -> alive(); // ping, and what the gateway does not use: the provider is there
             }

@@ -175,6 +175,33 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         }
     }
 
+    /**
+     * An invalid_request_error event before any output is the request refused, as its HTTP 400 is: a 400 not retried
+     * (an audit, 2026-11-29: "prompt is too long" in the stream was retried four times, then a 502); after output it
+     * is a failure of the answer; a credit balance too low is the operator's standing with Anthropic: another route.
+     */
+    @Test
+    void anInvalidRequestEventBeforeOutputIsTheRequestRefused() throws Exception {
+        String start = "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}";
+        handler.set(exchange -> sse(exchange, List.of(start, "{\"type\":\"error\",\"error\":{\"type\":"
+                + "\"invalid_request_error\",\"message\":\"prompt is too long: 300000 tokens > 200000 maximum\"}}")));
+        RecordingListener refused = callAndWait();
+        assertEquals(400, refused.failure.status());
+        assertFalse(refused.failure.retryable(), "the same request fails on any route");
+        assertTrue(refused.failure.message().contains("prompt is too long"), refused.failure.message());
+
+        handler.set(exchange -> sse(exchange, List.of(start,
+                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}",
+                "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad\"}}")));
+        assertEquals(502, callAndWait().failure.status(), "after output: the answer failed");
+
+        handler.set(exchange -> sse(exchange, List.of(start, "{\"type\":\"error\",\"error\":{\"type\":"
+                + "\"invalid_request_error\",\"message\":\"Your credit balance is too low to access the Anthropic "
+                + "API.\"}}")));
+        RecordingListener credit = callAndWait();
+        assertTrue(credit.failure.retryable(), "another route may answer: " + credit.failure);
+    }
+
     @Test
     void usageTooLargeToBeACountIsTheLargestNotAWrappedNumber() throws Exception {
         handler.set(exchange -> sse(exchange, List.of(
