@@ -77,8 +77,10 @@ public final class InProcessQuotaCounter implements QuotaCounter {
      * Decides {@code demand} here first and asks {@code other} only if it passes here, as one step for the
      * demand's buckets (their stripes stay locked meanwhile): refused here, it is refused as {@link #decide} would
      * (request-limit blocks recorded) and {@code other} is never asked; passed here, {@code other} decides, and what
-     * it admits is counted here too (its slots taken, {@link Within#mirror()}). A failure of {@code other} leaves
-     * this store as it was.
+     * it admits is counted here too (its slots taken, {@link Within#mirror()}), and the decision reports, check by
+     * check, whichever of the two has less left (an audit: the shared store's "2 left" was reported while this
+     * store's share had none, and the next request was refused). A failure of {@code other} leaves this store as it
+     * was.
      */
     public Within decideWithin(TrafficDemand demand, Instant now, Supplier<QuotaDecision> other) {
         return locked(stripesOf(demand), now, () -> {
@@ -86,7 +88,11 @@ public final class InProcessQuotaCounter implements QuotaCounter {
                 return new Within(quotas.decide(demand, now), SlotLease.NONE);
             }
             QuotaDecision decision = other.get();
-            return new Within(decision, decision.admitted() ? quotas.record(demand, now) : SlotLease.NONE);
+            if (!decision.admitted()) {
+                return new Within(decision, SlotLease.NONE);
+            }
+            QuotaDecision here = quotas.decide(demand, now); // passes: checked above, under the same locks
+            return new Within(decision.tightenedBy(here), here.lease());
         });
     }
 

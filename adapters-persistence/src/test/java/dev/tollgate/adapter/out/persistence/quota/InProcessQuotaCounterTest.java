@@ -146,6 +146,10 @@ class InProcessQuotaCounterTest {
             return other.decide(demand.apply(100), t0);
         });
         assertTrue(admitted.decision().admitted());
+        assertEquals(1, admitted.decision().states().get(0).remaining(),
+                "the headers report the share here (1 of 2 left), not the other store's 99 of 100");
+        assertEquals(2, admitted.decision().states().get(0).check().limit());
+        assertEquals(9, admitted.decision().states().get(1).remaining(), "a tie: either, both have 9 slots left");
         assertEquals(1, here.inFlight(slots), "admitted there: counted here, its slot taken");
         assertEquals(List.of(slots), admitted.mirror().slots());
 
