@@ -240,6 +240,13 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
         listener.onFirstByte();
     }
 
+    @Override
+    public final synchronized void bodyBegan() {
+        if (open()) {
+            alive();
+        }
+    }
+
     /** Passes on a piece of the answer's text. */
     protected final void delta(String text) {
         produced = true;

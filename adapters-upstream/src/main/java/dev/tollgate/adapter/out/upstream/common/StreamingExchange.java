@@ -21,6 +21,13 @@ public final class StreamingExchange {
     public interface Decoder {
         void line(String line);
 
+        /**
+         * The first byte of a 200's body arrived, before any line may be whole: the provider began its answer (an
+         * audit: a first line sent in part, then silence, was taken for a provider that never started and retried
+         * on every route).
+         */
+        void bodyBegan();
+
         /** The body ended (normally or not). */
         void ended();
 

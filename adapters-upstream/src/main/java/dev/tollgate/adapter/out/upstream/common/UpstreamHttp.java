@@ -299,6 +299,8 @@ public final class UpstreamHttp implements AutoCloseable {
         /** The request could not be written: it never reached the provider. */
         private boolean unsent;
         private boolean answered;
+        /** A byte of a 200's body arrived (told to the decoder once). */
+        private boolean bodyBegan;
         private boolean finished;
         private int status;
         private String retryAfter;
@@ -476,6 +478,10 @@ public final class UpstreamHttp implements AutoCloseable {
                 if (msg instanceof HttpContent content && answered) {
                     ByteBuf bytes = content.content();
                     if (status == 200) {
+                        if (!bodyBegan && bytes.isReadable()) {
+                            bodyBegan = true;
+                            decoder.bodyBegan();
+                        }
                         if (!lines.feed(bytes)) {
                             failure = new IOException("a line of the stream is longer than "
                                     + SseLineSplitter.MAX_LINE + " bytes");

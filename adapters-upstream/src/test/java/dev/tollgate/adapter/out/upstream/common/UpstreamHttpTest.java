@@ -378,6 +378,41 @@ class UpstreamHttpTest {
         assertEquals("the TLS handshake or session failed", StreamDecoderBase.transportProblem(lines.failure));
     }
 
+    /**
+     * The first byte of the body is the start of the answer, whole line or not (an audit: a role chunk sent in part,
+     * then silence, was taken for a provider that never started, and retried on every route).
+     */
+    @Test
+    void aFirstLineSentInPartIsTheBodyBeginning() throws Exception {
+        CountDownLatch seen = new CountDownLatch(1);
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                readRequest(reader(socket));
+                OutputStream out = socket.getOutputStream();
+                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(chunk("data: {\"id\": \"x\", \"object\": \"chat.comple"));
+                out.flush();
+                seen.await(5, TimeUnit.SECONDS);
+                out.write(chunk("tion.chunk\"}\n\n"));
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                Thread.sleep(200);
+            } catch (IOException | InterruptedException ignored) {
+                // test over
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        post(lines);
+        assertTrue(lines.began.await(5, TimeUnit.SECONDS), "the body's first bytes are its beginning");
+        assertTrue(lines.lines.isEmpty(), "no line is whole yet");
+        seen.countDown();
+        lines.await();
+        assertEquals(List.of("data: {\"id\": \"x\", \"object\": \"chat.completion.chunk\"}", ""), lines.lines);
+        assertEquals(1, lines.beganTimes.get(), "told once");
+    }
+
     @Test
     void aRefusedConnectionIsATransportFailure() throws Exception {
         int port = server.getLocalPort();
@@ -400,9 +435,18 @@ class UpstreamHttpTest {
         volatile String rejectedBody;
         volatile String malformed;
 
+        final CountDownLatch began = new CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicInteger beganTimes = new java.util.concurrent.atomic.AtomicInteger();
+
         @Override
         public void line(String line) {
             lines.add(line);
+        }
+
+        @Override
+        public void bodyBegan() {
+            beganTimes.incrementAndGet();
+            began.countDown();
         }
 
         @Override
