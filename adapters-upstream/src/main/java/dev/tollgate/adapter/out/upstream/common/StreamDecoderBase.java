@@ -241,6 +241,11 @@ public abstract class StreamDecoderBase implements StreamingExchange.Decoder {
     }
 
     @Override
+    public final synchronized boolean answerComplete() {
+        return finished;
+    }
+
+    @Override
     public final synchronized void bodyBegan() {
         if (open()) {
             alive();

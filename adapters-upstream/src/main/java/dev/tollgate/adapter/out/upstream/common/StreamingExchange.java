@@ -28,6 +28,13 @@ public final class StreamingExchange {
          */
         void bodyBegan();
 
+        /**
+         * Whether the decoder has its answer's end (or a failure): nothing more of the body matters. A provider that
+         * then holds the body open is closed after a grace (an audit: [DONE], then a body never ended, kept the
+         * connection for minutes, never back in the pool nor closed).
+         */
+        boolean answerComplete();
+
         /** The body ended (normally or not). */
         void ended();
 

@@ -284,6 +284,8 @@ public final class UpstreamHttp implements AutoCloseable {
          * (a busy machine) could close right after the upstream sent more, losing those tokens to the bill.
          */
         private static final int QUIET_PASSES = 2;
+        /** How long a body may stay open once its decoder has the whole answer. */
+        static final long LEFT_OPEN_NANOS = TimeUnit.SECONDS.toNanos(1);
         private final ChannelPool pool;
         private final URI uri;
         private final Map<String, String> headers;
@@ -301,6 +303,8 @@ public final class UpstreamHttp implements AutoCloseable {
         private boolean answered;
         /** A byte of a 200's body arrived (told to the decoder once). */
         private boolean bodyBegan;
+        /** Closes a body the provider holds open after the decoder has its whole answer ({@link #LEFT_OPEN_NANOS}). */
+        private io.netty.util.concurrent.ScheduledFuture<?> leftOpen;
         private boolean finished;
         private int status;
         private String retryAfter;
@@ -509,9 +513,32 @@ public final class UpstreamHttp implements AutoCloseable {
             }
         }
 
+        /**
+         * After a read: a decoder that has its whole answer while the body is still open gets the body's end within
+         * {@link #LEFT_OPEN_NANOS}, or the connection is closed (it cannot go back to the pool with a body unread).
+         * The end usually comes in the same read as the last event, so no timer is set for most answers.
+         */
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (!finished && !cancelled && answered && status == 200 && leftOpen == null
+                    && decoder.answerComplete()) {
+                Channel ch = ctx.channel();
+                leftOpen = ch.eventLoop().schedule(() -> {
+                    if (!finished && !cancelled && channel == ch) {
+                        finished = true; // the decoder has its answer: nothing more to report
+                        ch.close();
+                    }
+                }, LEFT_OPEN_NANOS, TimeUnit.NANOSECONDS);
+            }
+            ctx.fireChannelReadComplete();
+        }
+
         /** The whole answer arrived: the connection goes back to the pool (or is closed), then the decoder hears. */
         private void complete(ChannelHandlerContext ctx) {
             finished = true;
+            if (leftOpen != null) {
+                leftOpen.cancel(false);
+            }
             Channel ch = ctx.channel();
             ctx.pipeline().remove(this);
             ch.config().setAutoRead(true); // a pooled connection is handed out reading, whatever this call did

@@ -27,8 +27,8 @@ import java.io.StringWriter;
  * @param promptTokens    {@code usage.prompt_tokens}, or -1 when the chunk carries no complete usage
  * @param completionTokens {@code usage.completion_tokens}, or -1 likewise
  * @param logprobsJson    the first choice's {@code logprobs.content} array as compact JSON, or null
- * @param rateLimited     whether the error says the provider is rate limited ({@code code} 429, or a
- *                        {@code code} or {@code type} naming a rate limit)
+ * @param rateLimited     whether the error says the provider is at capacity ({@code code} 429 or 529, or a
+ *                        {@code code} or {@code type} naming a rate limit or an overload)
  * @param rejected        whether the error says the request itself was refused ({@code code} 400, 413 or 422, or
  *                        {@code type} {@code invalid_request_error} / {@code BadRequestError})
  */
@@ -258,7 +258,8 @@ record OpenAiChunk(String error, String content, String reasoning, String refusa
                     error = parser.getText();
                 } else if ((field.equals("code") || field.equals("type")) && token.isScalarValue()) {
                     String said = parser.getText().toLowerCase(java.util.Locale.ROOT);
-                    rateLimited |= said.equals("429") || said.contains("rate_limit") || said.contains("ratelimit");
+                    rateLimited |= said.equals("429") || said.equals("529") || said.contains("rate_limit")
+                            || said.contains("ratelimit") || said.contains("overloaded");
                     rejected |= said.equals("400") || said.equals("413") || said.equals("422")
                             || said.equals("invalid_request_error") || said.equals("badrequesterror");
                 } else {

@@ -413,6 +413,40 @@ class UpstreamHttpTest {
         assertEquals(1, lines.beganTimes.get(), "told once");
     }
 
+    /**
+     * A provider that sent the whole answer and then holds its body open is closed a grace after (an audit: such
+     * connections stayed open for minutes, neither pooled nor closed).
+     */
+    @Test
+    void aBodyHeldOpenAfterTheWholeAnswerIsClosed() throws Exception {
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                readRequest(reader(socket));
+                OutputStream out = socket.getOutputStream();
+                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(chunk("data: one\n\ndata: [DONE]\n\n"));
+                out.flush(); // and the body's end never comes
+                if (socket.getInputStream().read() < 0) {
+                    closed.countDown();
+                }
+            } catch (IOException ignored) {
+                closed.countDown(); // a reset is a close too
+            }
+        });
+        serving.start();
+        Lines lines = new Lines();
+        post(lines);
+        long start = System.nanoTime();
+        assertTrue(closed.await(5, TimeUnit.SECONDS), "the connection was left open");
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(millis >= 500, "closed after a grace, not at once: " + millis + " ms");
+        assertEquals(List.of("data: one", "", "data: [DONE]", ""), lines.lines);
+        assertFalse(lines.ended, "the decoder, which has its answer, hears nothing more");
+        assertNull(lines.failure);
+    }
+
     @Test
     void aRefusedConnectionIsATransportFailure() throws Exception {
         int port = server.getLocalPort();
@@ -441,6 +475,11 @@ class UpstreamHttpTest {
         @Override
         public void line(String line) {
             lines.add(line);
+        }
+
+        @Override
+        public boolean answerComplete() {
+            return lines.contains("data: [DONE]");
         }
 
         @Override

@@ -32,7 +32,10 @@ class OpenAiChunkTest {
     void anErrorThatSaysRateLimitedIsCapacity() throws IOException {
         for (String error : new String[] {"{\"message\":\"slow down\",\"code\":429}",
                 "{\"message\":\"slow down\",\"code\":\"rate_limit_exceeded\"}",
-                "{\"message\":\"slow down\",\"type\":\"RateLimitError\"}"}) {
+                "{\"message\":\"slow down\",\"type\":\"RateLimitError\"}",
+                // An overload is capacity too (an audit: retried as a server error, then a 502).
+                "{\"message\":\"slow down\",\"type\":\"overloaded_error\"}",
+                "{\"message\":\"slow down\",\"code\":\"overloaded\"}", "{\"message\":\"slow down\",\"code\":529}"}) {
             OpenAiChunk chunk = OpenAiChunk.read("{\"error\":" + error + "}");
             assertEquals("slow down", chunk.error());
             assertTrue(chunk.rateLimited(), error);
