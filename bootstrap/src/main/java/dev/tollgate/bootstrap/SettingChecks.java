@@ -48,7 +48,7 @@ final class SettingChecks {
                 "tollgate.limits.cooldown.duration", "tollgate.limits.behaviour.within",
                 "tollgate.limits.behaviour.duration", "tollgate.limits.failover.alone-lease",
                 "tollgate.limits.failover.retry", "tollgate.redis.command-timeout", "tollgate.redis.slot-lease",
-                "tollgate.smtp.timeout", "tollgate.datasource.lookup-timeout")) {
+                "tollgate.smtp.timeout", "tollgate.datasource.lookup-timeout", "micronaut.server.idle-timeout")) {
             positive(environment, property);
         }
         for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",
@@ -72,6 +72,7 @@ final class SettingChecks {
         // Settings the components read themselves, checked here too so that a wrong one is told in the same
         // sentence (the variable, what it may be, what it was) rather than in the component's words.
         bool(environment, "tollgate.limits.enabled");
+        bool(environment, "micronaut.netty.event-loops.default.prefer-native-transport");
         for (String check : List.of("requests", "concurrency", "distinct", "tokens", "cooldowns")) {
             oneOf(environment, "tollgate.limits.on-store-failure." + check, List.of("local", "closed"));
         }

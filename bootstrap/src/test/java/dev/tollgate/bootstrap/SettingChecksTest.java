@@ -43,6 +43,15 @@ class SettingChecksTest {
         refused("tollgate.datasource.lookup-timeout", "0s", "positive");
         refused("tollgate.http.forwarded-header", "x-real-ip", "x-forwarded-for or forwarded");
         refused("tollgate.http.trusted-proxies", "10.0.0.0/8,notacidr", "'notacidr' is not an IP address");
+        // Framework settings the operations table lists (an audit: "abc" failed in the framework's words without the
+        // variable, and 0s silently kept idle connections for ever; a boolean typo was read as false).
+        refused("micronaut.server.idle-timeout", "abc", "with a unit");
+        refused("micronaut.server.idle-timeout", "300", "with a unit");
+        refused("micronaut.server.idle-timeout", "0s", "positive");
+        refused("micronaut.server.idle-timeout", "400d", "at most 366d");
+        refused("micronaut.netty.event-loops.default.prefer-native-transport", "maybe", "true or false");
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("micronaut.server.idle-timeout", "5m",
+                "micronaut.netty.event-loops.default.prefer-native-transport", "FALSE"))));
         assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.http.forwarded-header",
                 "Forwarded"))));
         assertTrue(SettingChecks.named("tollgate.completions.sweep-interval")

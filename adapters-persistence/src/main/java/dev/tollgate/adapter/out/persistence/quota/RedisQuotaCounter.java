@@ -743,7 +743,8 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             return RedisURI.create(redisUri);
         } catch (RuntimeException e) {
             // The parser's message repeats the URI, password included: neither it nor its cause goes on.
-            throw new IllegalArgumentException("not a valid Redis URI (not repeated here: it may hold a password)");
+            throw new IllegalArgumentException("REDIS_URI (redis.uri) is not a valid Redis URI, e.g. "
+                    + "redis://:password@redis:6379/0 (not repeated here: it may hold a password)");
         }
     }
 

@@ -92,6 +92,16 @@ class RedisQuotaCounterTest {
         return new TrafficDemand(List.of(checks), List.of(), COOLDOWN, null);
     }
 
+    /** An unreadable REDIS_URI is refused naming the variable, never repeating the URI (it may hold a password). */
+    @Test
+    void anUnreadableUriIsRefusedNamingTheVariableNotTheUri() {
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> RedisQuotaCounter.connect("notaredis://:s3cret@host"));
+        assertTrue(refused.getMessage().startsWith("REDIS_URI (redis.uri) is not a valid Redis URI"),
+                refused.getMessage());
+        assertFalse(refused.getMessage().contains("s3cret"), refused.getMessage());
+    }
+
     @Test
     void twoInstancesTogetherNeverExceedOneWindow() throws Exception {
         RedisQuotaCounter[] instances = {open(PREFIX, Duration.ofSeconds(30)), open(PREFIX, Duration.ofSeconds(30))};

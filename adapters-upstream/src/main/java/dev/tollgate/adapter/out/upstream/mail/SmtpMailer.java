@@ -55,7 +55,10 @@ public final class SmtpMailer implements Mailer {
         try {
             this.from = new InternetAddress(settings.from(), true);
         } catch (MessagingException e) {
-            throw new IllegalArgumentException("tollgate.smtp.from is not an e-mail address: " + settings.from(), e);
+            // Its reason in this sentence, not as a cause: a start-up failure line shows the deepest cause alone,
+            // which named no setting ("Missing final '@domain'": an audit, 2026-11-29).
+            throw new IllegalArgumentException("TOLLGATE_SMTP_FROM (tollgate.smtp.from) must be an e-mail address or "
+                    + "'Name <address>'; it was " + settings.from() + " (" + e.getMessage() + ")");
         }
         this.username = settings.username();
         this.password = settings.password();

@@ -156,8 +156,13 @@ class SmtpMailerTest {
     void settingsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> SmtpMailer.Tls.parse("ssl3"));
         assertEquals(SmtpMailer.Tls.STARTTLS, SmtpMailer.Tls.parse(" StartTLS "));
-        assertThrows(IllegalArgumentException.class, () -> new SmtpMailer(new SmtpMailer.Settings("h", 25, "", "",
-                "not an address", SmtpMailer.Tls.NONE, Duration.ofSeconds(1))));
+        IllegalArgumentException from = assertThrows(IllegalArgumentException.class, () -> new SmtpMailer(
+                new SmtpMailer.Settings("h", 25, "", "", "notanemail", SmtpMailer.Tls.NONE, Duration.ofSeconds(1))));
+        // The variable in the message itself, with no cause: a start-up failure line shows the deepest cause.
+        assertTrue(from.getMessage().startsWith("TOLLGATE_SMTP_FROM (tollgate.smtp.from) must be an e-mail address"),
+                from.getMessage());
+        assertTrue(from.getMessage().contains("notanemail"), from.getMessage());
+        assertEquals(null, from.getCause());
         assertTrue(new SmtpMailer.Settings("h", 25, "u", "secret-pw", "a@b.c", SmtpMailer.Tls.NONE,
                 Duration.ofSeconds(1)).toString().contains("***"));
     }
