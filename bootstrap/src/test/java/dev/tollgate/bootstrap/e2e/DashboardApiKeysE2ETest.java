@@ -73,7 +73,7 @@ class DashboardApiKeysE2ETest extends DashboardE2ESupport {
         String list = browser.get("/keys").body();
         assertFalse(list.contains(gp), "the raw key is never shown again");
         assertFalse(list.contains("secret-panel"), "no empty panel either");
-        assertTrue(list.contains("backend") && list.contains(gp.substring(0, 6) + "...") && list.contains("$5.00")
+        assertTrue(list.contains("backend") && list.contains("gp-..." + gp.substring(gp.length() - 4)) && list.contains("$5.00")
                 && list.contains("resets monthly"), list);
         String hash = hashes(list).get(0);
 
