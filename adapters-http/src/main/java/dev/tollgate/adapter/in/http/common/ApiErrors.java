@@ -63,11 +63,13 @@ public final class ApiErrors {
     }
 
     /**
-     * A {@code gp-} or {@code gpm-} key, or a long enough piece of one, in a text a client sent and a message quotes
-     * back (a field's value or name): G10 wants no raw key outside its one creation response, error bodies included.
+     * A {@code gp-} or {@code gpm-} key, or a long enough piece of one (16 of its 38 characters: a message cuts what it
+     * quotes after 32), in a text a client sent and an error quotes back (a field's value or name), wherever it
+     * stands, glued to other text included: G10 wants no raw key outside its one creation response, error bodies
+     * included. Shorter runs stay (a model id such as {@code acme/gp-turbo2025} is named as it is).
      */
     private static final java.util.regex.Pattern KEY_LIKE =
-            java.util.regex.Pattern.compile("(?<![A-Za-z0-9])(gpm?-)[A-Za-z0-9]{8,}");
+            java.util.regex.Pattern.compile("(gpm?-)[A-Za-z0-9]{16,}");
 
     /** {@code message} with every key in it masked ({@code gp-[masked]}). */
     static String withoutKeys(String message) {
@@ -94,7 +96,7 @@ public final class ApiErrors {
             error.put("message", message);
             error.put("type", modelError.type());
             error.put("code", modelError.code());
-            error.put("param", modelError.param());
+            error.put("param", withoutKeys(modelError.param())); // a field's name may be what the client sent
         }
         body.put("error", error);
         return body;

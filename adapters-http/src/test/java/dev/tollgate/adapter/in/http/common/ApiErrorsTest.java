@@ -30,12 +30,22 @@ class ApiErrorsTest {
         String gpm = "gpm-ZYXWVUTSRQPONMLKJIHGFEDCBA9876543iV9UV";
         for (boolean controlPlane : new boolean[] {true, false}) {
             java.util.Map<String, Object> body = ApiErrors.body(controlPlane, io.micronaut.http.HttpStatus.BAD_REQUEST,
-                    "expires_at must be a date, got '" + gp + "'; Unknown field '" + gpm + "'; cut 'gp-1uV0x0f6Afr…'",
-                    ApiErrors.genericModelError(io.micronaut.http.HttpStatus.BAD_REQUEST, null), "req", java.time.Clock.systemUTC());
-            String message = (String) ((java.util.Map<?, ?>) body.get("error")).get("message");
+                    "expires_at must be a date, got '" + gp + "'; Unknown field '" + gpm + "'; cut 'gp-1uV0x0f6AfrCN417…'; "
+                    + "glued 'x" + gp + "'",
+                    ApiErrors.genericModelError(io.micronaut.http.HttpStatus.BAD_REQUEST, "messages[0]." + gp),
+                    "req", java.time.Clock.systemUTC());
+            java.util.Map<?, ?> error = (java.util.Map<?, ?>) body.get("error");
             org.junit.jupiter.api.Assertions.assertEquals("expires_at must be a date, got 'gp-[masked]'; Unknown field "
-                    + "'gpm-[masked]'; cut 'gp-[masked]…'", message);
+                    + "'gpm-[masked]'; cut 'gp-[masked]…'; glued 'xgp-[masked]'", error.get("message"));
+            if (!controlPlane) {
+                org.junit.jupiter.api.Assertions.assertEquals("messages[0].gp-[masked]", error.get("param"),
+                        "a field's name in param is what the client sent too");
+            }
         }
         org.junit.jupiter.api.Assertions.assertEquals("use gpt-4o or a gp- key", ApiErrors.withoutKeys("use gpt-4o or a gp- key"));
+        org.junit.jupiter.api.Assertions.assertEquals("model 'acme/gp-superlarge1' produces at most 16384 tokens",
+                ApiErrors.withoutKeys("model 'acme/gp-superlarge1' produces at most 16384 tokens"),
+                "a model id is named as it is");
+        org.junit.jupiter.api.Assertions.assertNull(ApiErrors.withoutKeys(null));
     }
 }

@@ -740,6 +740,13 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
 
     private static RedisURI parse(String redisUri) {
         try {
+            String scheme = redisUri.strip().toLowerCase(java.util.Locale.ROOT);
+            if ((scheme.startsWith("redis://") || scheme.startsWith("rediss://"))
+                    && java.net.URI.create(redisUri.strip()).getHost() == null) {
+                // Lettuce reads "host:notaport" as a host named so (an audit): a host with a port that is no number
+                // is no address, and the start-up says so rather than a minute of unreachable-store warnings.
+                throw new IllegalArgumentException("no host, or a port that is no number");
+            }
             return RedisURI.create(redisUri);
         } catch (RuntimeException e) {
             // The parser's message repeats the URI, password included: neither it nor its cause goes on.

@@ -95,11 +95,17 @@ class RedisQuotaCounterTest {
     /** An unreadable REDIS_URI is refused naming the variable, never repeating the URI (it may hold a password). */
     @Test
     void anUnreadableUriIsRefusedNamingTheVariableNotTheUri() {
-        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                 () -> RedisQuotaCounter.connect("notaredis://:s3cret@host"));
         assertTrue(refused.getMessage().startsWith("REDIS_URI (redis.uri) is not a valid Redis URI"),
                 refused.getMessage());
         assertFalse(refused.getMessage().contains("s3cret"), refused.getMessage());
+        for (String wrong : List.of("redis://:s3cret@127.0.0.1:notaport/0", "rediss://:s3cret@:6379/0", "redis://")) {
+            IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
+                    () -> RedisQuotaCounter.connect(wrong), wrong);
+            assertTrue(port.getMessage().startsWith("REDIS_URI (redis.uri)"), port.getMessage());
+            assertFalse(port.getMessage().contains("s3cret"), port.getMessage());
+        }
     }
 
     @Test
