@@ -7,6 +7,7 @@
 # gateway process and of its PostgreSQL (from /proc/<pid>/stat), which drifts less than latency does.
 # Usage: bench/pair.sh JAR_A JAR_B [rounds, default 6]
 #   REQUESTS (per probe, default 5000; each probe also sends PROBE_WARMUP uncounted ones first, default 10,000),
+#   PROBE_MODE (json, the default: whole answers; ttft: time to first token of streams),
 #   WARMUP_SECONDS (per build, default 60), C32=1 to add two alternating 10 s wrk runs at concurrency 32 per build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +61,7 @@ echo "|---|---|---|---|---|"
 for round in $(seq 1 "$ROUNDS"); do
   for side in A B; do
     g0=$(ticks "${PID[$side]}"); p0=$(pg_ticks $side)
-    read -r p50 p99 < <(java bench/LatencyProbe.java json "$(url $side)" "${KEY[$side]}" bench/mock "$REQUESTS")
+    read -r p50 p99 < <(java bench/LatencyProbe.java "${PROBE_MODE:-json}" "$(url $side)" "${KEY[$side]}" bench/mock "$REQUESTS")
     g1=$(ticks "${PID[$side]}"); p1=$(pg_ticks $side)
     n=$((REQUESTS + ${PROBE_WARMUP:-10000}))
     gw=$(awk -v t=$((g1 - g0)) -v n=$n -v hz="$HZ" 'BEGIN{printf "%.3f", t * 1000 / hz / n}')
