@@ -81,6 +81,15 @@ class UpstreamHttpTest {
         out.flush();
     }
 
+    /** Reads the one request on {@code socket} and answers the head of a chunked event stream; its body follows. */
+    private static OutputStream streamStarted(Socket socket) throws IOException {
+        readRequest(reader(socket));
+        OutputStream out = socket.getOutputStream();
+        out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        return out;
+    }
+
     private ModelProvider.UpstreamCall post(Lines lines) {
         return http.post(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/chat"), Map.of(
                 "Content-Type", "application/json"), "{}".getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(2),
@@ -117,10 +126,7 @@ class UpstreamHttpTest {
         CountDownLatch firstLineSeen = new CountDownLatch(1);
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                readRequest(reader(socket));
-                OutputStream out = socket.getOutputStream();
-                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+                OutputStream out = streamStarted(socket);
                 out.write(chunk("data: one\n\n"));
                 out.flush();
                 // The rest of the answer only once the client has passed the first line on.
@@ -271,11 +277,7 @@ class UpstreamHttpTest {
     void aLineWithoutEndIsCutOffInsteadOfBufferedForever() throws Exception {
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                BufferedReader in = reader(socket);
-                readRequest(in);
-                OutputStream out = socket.getOutputStream();
-                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+                OutputStream out = streamStarted(socket);
                 byte[] chunk = new byte[64 * 1024];
                 java.util.Arrays.fill(chunk, (byte) 'x');
                 for (int i = 0; i < 40; i++) { // 2.5 MiB without a line feed
@@ -387,10 +389,7 @@ class UpstreamHttpTest {
         CountDownLatch seen = new CountDownLatch(1);
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                readRequest(reader(socket));
-                OutputStream out = socket.getOutputStream();
-                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+                OutputStream out = streamStarted(socket);
                 out.write(chunk("data: {\"id\": \"x\", \"object\": \"chat.comple"));
                 out.flush();
                 seen.await(5, TimeUnit.SECONDS);
@@ -422,10 +421,7 @@ class UpstreamHttpTest {
         CountDownLatch closed = new CountDownLatch(1);
         Thread serving = new Thread(() -> {
             try (Socket socket = server.accept()) {
-                readRequest(reader(socket));
-                OutputStream out = socket.getOutputStream();
-                out.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+                OutputStream out = streamStarted(socket);
                 out.write(chunk("data: one\n\ndata: [DONE]\n\n"));
                 out.flush(); // and the body's end never comes
                 if (socket.getInputStream().read() < 0) {
