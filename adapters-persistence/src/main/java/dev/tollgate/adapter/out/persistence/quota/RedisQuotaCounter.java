@@ -740,9 +740,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
 
     private static RedisURI parse(String redisUri) {
         try {
-            String scheme = redisUri.strip().toLowerCase(java.util.Locale.ROOT);
-            if ((scheme.startsWith("redis://") || scheme.startsWith("rediss://"))
-                    && java.net.URI.create(redisUri.strip()).getHost() == null) {
+            if (!hostAndPortReadable(redisUri.strip())) {
                 // Lettuce reads "host:notaport" as a host named so (an audit): a host with a port that is no number
                 // is no address, and the start-up says so rather than a minute of unreachable-store warnings.
                 throw new IllegalArgumentException("no host, or a port that is no number");
@@ -753,6 +751,48 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
             throw new IllegalArgumentException("REDIS_URI (redis.uri) is not a valid Redis URI, e.g. "
                     + "redis://:password@redis:6379/0 (not repeated here: it may hold a password)");
         }
+    }
+
+    /**
+     * Whether a {@code redis://} or {@code rediss://} URI names a host, and a port of digits if any (other schemes,
+     * such as Sentinel's list of hosts, are left to Lettuce). The user information ends at the authority's last
+     * {@code @}, so a password is never read as the host.
+     */
+    static boolean hostAndPortReadable(String uri) {
+        String lower = uri.toLowerCase(java.util.Locale.ROOT);
+        int start = lower.startsWith("redis://") ? 8 : lower.startsWith("rediss://") ? 9 : -1;
+        if (start < 0) {
+            return true;
+        }
+        int end = start;
+        while (end < uri.length() && "/?#".indexOf(uri.charAt(end)) < 0) {
+            end++;
+        }
+        String hostPort = uri.substring(uri.lastIndexOf('@', end - 1) < start ? start
+                : uri.lastIndexOf('@', end - 1) + 1, end);
+        String port = null;
+        if (hostPort.startsWith("[")) { // an IPv6 address
+            int close = hostPort.indexOf(']');
+            if (close < 2) {
+                return false;
+            }
+            String rest = hostPort.substring(close + 1);
+            if (!rest.isEmpty()) {
+                if (!rest.startsWith(":")) {
+                    return false;
+                }
+                port = rest.substring(1);
+            }
+        } else {
+            int colon = hostPort.lastIndexOf(':');
+            if (colon == 0 || hostPort.isEmpty()) {
+                return false;
+            }
+            if (colon > 0) {
+                port = hostPort.substring(colon + 1);
+            }
+        }
+        return port == null || port.matches("[0-9]{1,5}");
     }
 
     /** The endpoint as scheme, hosts, port and database: never the user or password of the URI. */

@@ -100,6 +100,10 @@ class RedisQuotaCounterTest {
         assertTrue(refused.getMessage().startsWith("REDIS_URI (redis.uri) is not a valid Redis URI"),
                 refused.getMessage());
         assertFalse(refused.getMessage().contains("s3cret"), refused.getMessage());
+        for (String fine : List.of("redis://127.0.0.1:6379/0", "redis://:p@ss@redis", "rediss://u:pw@[::1]:6380",
+                "redis://localhost", "redis-sentinel://h1:26379,h2:26379/0#mymaster", "redis://h:6379?timeout=10s")) {
+            assertTrue(RedisQuotaCounter.hostAndPortReadable(fine), fine);
+        }
         for (String wrong : List.of("redis://:s3cret@127.0.0.1:notaport/0", "rediss://:s3cret@:6379/0", "redis://")) {
             IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
                     () -> RedisQuotaCounter.connect(wrong), wrong);
