@@ -24,6 +24,15 @@ public final class DedicatedConnection implements AutoCloseable {
     private final List<String> sessionSettings;
     private final int networkTimeoutMillis;
     private Connection connection;
+    /** When the kept connection last did work (System.nanoTime). */
+    private long lastUsedNanos;
+    /**
+     * A connection that rested longer than this is checked before use (one round trip): the pool tests the
+     * connections it hands out, not one kept out of it, and a database that went away and came back while nothing
+     * used it left it broken — the first request after the outage failed on it (an audit, 2026-11-29). Busy, it is
+     * never checked; the pool's own bypass window is half this.
+     */
+    static final long CHECK_AFTER_IDLE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     /**
      * @param sessionSettings {@code SET} statements for this connection's session (for example a
@@ -44,6 +53,7 @@ public final class DedicatedConnection implements AutoCloseable {
         try {
             R result = work.run(current);
             current.commit();
+            lastUsedNanos = System.nanoTime();
             return result;
         } catch (SQLException | RuntimeException e) {
             discard();
@@ -61,6 +71,7 @@ public final class DedicatedConnection implements AutoCloseable {
             current.setAutoCommit(true);
             R result = work.run(current);
             current.setAutoCommit(false);
+            lastUsedNanos = System.nanoTime();
             return result;
         } catch (SQLException | RuntimeException e) {
             discard();
@@ -69,6 +80,9 @@ public final class DedicatedConnection implements AutoCloseable {
     }
 
     private Connection open() throws SQLException {
+        if (connection != null && System.nanoTime() - lastUsedNanos > CHECK_AFTER_IDLE_NANOS && !alive(connection)) {
+            discard();
+        }
         if (connection == null) {
             Connection fresh = dataSource.getConnection();
             try {
@@ -85,8 +99,17 @@ public final class DedicatedConnection implements AutoCloseable {
                 throw e;
             }
             connection = fresh;
+            lastUsedNanos = System.nanoTime();
         }
         return connection;
+    }
+
+    private boolean alive(Connection kept) {
+        try {
+            return kept.isValid(Math.max(1, (networkTimeoutMillis + 999) / 1000));
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     private void discard() {
