@@ -29,14 +29,14 @@ class DedicatedConnectionTest {
                 (String) DB.get("datasources.default.username"), (String) DB.get("datasources.default.password"));
     }
 
-    /** A data source that opens a plain connection each time (what the pool hands out, without its tests). */
-    private static final DataSource PLAIN = (DataSource) java.lang.reflect.Proxy.newProxyInstance(
-            DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                if (method.getName().equals("getConnection")) {
-                    return direct();
-                }
-                throw new UnsupportedOperationException(method.getName());
-            });
+    /** The driver's own data source: a plain connection each time (what the pool hands out, without its tests). */
+    private static DataSource plain() {
+        org.postgresql.ds.PGSimpleDataSource source = new org.postgresql.ds.PGSimpleDataSource();
+        source.setUrl((String) DB.get("datasources.default.url"));
+        source.setUser((String) DB.get("datasources.default.username"));
+        source.setPassword((String) DB.get("datasources.default.password"));
+        return source;
+    }
 
     private static int backend(Connection connection) throws java.sql.SQLException {
         try (Statement statement = connection.createStatement();
@@ -48,7 +48,7 @@ class DedicatedConnectionTest {
 
     @Test
     void aKeptConnectionTheDatabaseDroppedWhileItRestedIsReplacedBeforeUse() throws Exception {
-        try (DedicatedConnection kept = new DedicatedConnection(PLAIN, List.of("SET statement_timeout = 2000"),
+        try (DedicatedConnection kept = new DedicatedConnection(plain(), List.of("SET statement_timeout = 2000"),
                 Duration.ofSeconds(3))) {
             int first = kept.inTransaction(DedicatedConnectionTest::backend);
             try (Connection admin = direct(); Statement statement = admin.createStatement()) {
