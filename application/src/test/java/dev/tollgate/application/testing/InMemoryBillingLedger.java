@@ -48,6 +48,7 @@ public final class InMemoryBillingLedger implements BillingLedger {
     private final Map<AccountId, Usd> reserved = new HashMap<>();
     private final Map<ApiKeyId, SpendLimit> limits = new HashMap<>();
     private final Map<String, Hold> holds = new LinkedHashMap<>();
+    private final Map<String, Optional<Instant>> leasesNamed = new HashMap<>();
     private final Map<String, LedgerRow> ledger = new LinkedHashMap<>();
     private int placeHoldCalls;
     private int settleCalls;
@@ -133,6 +134,11 @@ public final class InMemoryBillingLedger implements BillingLedger {
         if (hold == null) {
             return false;
         }
+        if (settlement.holdLeaseUntil() != null && !settlement.holdLeaseUntil().equals(hold.leaseUntil())) {
+            throw new IllegalStateException("settlement of " + settlement.requestId() + " names the lease "
+                    + settlement.holdLeaseUntil() + ", its hold's is " + hold.leaseUntil());
+        }
+        leasesNamed.put(settlement.requestId(), Optional.ofNullable(settlement.holdLeaseUntil()));
         Usd charge = settlement.cost().compareTo(hold.amount()) <= 0 ? settlement.cost() : hold.amount();
         reserved.put(hold.accountId(), reserved.get(hold.accountId()).minusFloorZero(hold.amount()));
         available.merge(hold.accountId(), hold.amount().minusFloorZero(charge), Usd::plus);
@@ -176,6 +182,11 @@ public final class InMemoryBillingLedger implements BillingLedger {
 
     public synchronized List<Hold> openHoldList() {
         return List.copyOf(holds.values());
+    }
+
+    /** The hold lease a request's settlement named (empty: none), or null when it was not settled here. */
+    public synchronized Optional<Instant> holdLeaseNamed(String requestId) {
+        return leasesNamed.get(requestId);
     }
 
     public synchronized Optional<LedgerRow> ledgerRow(String requestId) {

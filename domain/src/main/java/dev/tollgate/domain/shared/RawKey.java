@@ -19,6 +19,21 @@ public final class RawKey {
     public static final int CHECKSUM_LENGTH = 6;
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+    /** Either kind's prefix, as a regular-expression alternative. */
+    private static final String PREFIXES = "(" + java.util.Arrays.stream(KeyKind.values())
+            .map(kind -> java.util.regex.Pattern.quote(kind.prefix()))
+            .reduce((a, b) -> a + "|" + b).orElseThrow() + ")";
+    /** The start of a key: a prefix and a base62 character, not inside a longer word. */
+    private static final java.util.regex.Pattern KEY_START =
+            java.util.regex.Pattern.compile("(?<![A-Za-z0-9])" + PREFIXES + "[A-Za-z0-9]");
+    /**
+     * A key, or a piece of one long enough to matter: a prefix and {@value #SHOWN_PIECE} or more base62 characters
+     * (a message that cuts what it quotes after 32 still shows that many), wherever it stands.
+     */
+    private static final int SHOWN_PIECE = 16;
+    private static final java.util.regex.Pattern KEY_PIECE =
+            java.util.regex.Pattern.compile(PREFIXES + "[A-Za-z0-9]{" + SHOWN_PIECE + ",}");
+
     private final KeyKind kind;
     private final String value;
 
@@ -34,6 +49,25 @@ public final class RawKey {
         }
         String withoutChecksum = body.toString();
         return new RawKey(kind, withoutChecksum + checksum(withoutChecksum));
+    }
+
+    /**
+     * Whether {@code text} holds something that starts like a key of either kind (a prefix and a base62 character,
+     * not inside a longer word), whether or not it is a valid one: for refusing keys where they must never be sent.
+     */
+    public static boolean startsIn(String text) {
+        return text != null && KEY_START.matcher(text).find();
+    }
+
+    /**
+     * {@code text} with every key, and every piece of one of {@value #SHOWN_PIECE} or more characters after its prefix,
+     * replaced by its prefix and {@code [masked]} (a shorter run, such as a model id {@code acme/gp-turbo}, stays).
+     */
+    public static String maskedIn(String text) {
+        if (text == null || !text.contains("gp")) {
+            return text;
+        }
+        return KEY_PIECE.matcher(text).replaceAll("$1[masked]");
     }
 
     /** Accepts only a well-formed key of the expected kind whose checksum matches. */

@@ -224,6 +224,29 @@ class RawKeyTest {
         assertEquals("gpm-...V9UV", management.label());
     }
 
+    /** Where keys must never be sent (a URL): anything that starts like one, valid or not, not inside a word. */
+    @Test
+    void aKeyStartsInTextWhereverItStandsButNotInsideAWord() {
+        for (String text : List.of(KNOWN_REGULAR, "auth=x " + KNOWN_MANAGEMENT, "\"" + KNOWN_REGULAR + "\"",
+                "token:gp-anything", "gpm-x")) {
+            assertTrue(RawKey.startsIn(text), text);
+        }
+        for (String text : List.of("gpt-4o", "gp-", "xgp-abc", "my_gpu", "")) {
+            assertFalse(RawKey.startsIn(text), text);
+        }
+        assertFalse(RawKey.startsIn(null));
+    }
+
+    /** In text quoted back to a client: a key, or a piece of 16+ characters of one, masked; shorter runs stay. */
+    @Test
+    void keysAndLongPiecesOfThemAreMaskedInText() {
+        assertEquals("got 'gp-[masked]', 'gpm-[masked]', 'xgp-[masked]', cut 'gp-[masked]…'",
+                RawKey.maskedIn("got '" + KNOWN_REGULAR + "', '" + KNOWN_MANAGEMENT + "', 'x" + KNOWN_REGULAR
+                        + "', cut '" + KNOWN_REGULAR.substring(0, 19) + "…'"));
+        assertEquals("model 'acme/gp-superlarge1'", RawKey.maskedIn("model 'acme/gp-superlarge1'"));
+        assertEquals(null, RawKey.maskedIn(null));
+    }
+
     @ParameterizedTest
     @EnumSource(KeyKind.class)
     void labelNeverShowsTheWholeKeyNorItsHiddenMiddle(KeyKind kind) {

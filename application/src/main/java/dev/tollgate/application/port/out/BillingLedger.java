@@ -25,9 +25,21 @@ public interface BillingLedger {
             Instant leaseUntil) {
     }
 
-    /** The end of a request; {@code cost} is at most what was held. */
+    /**
+     * The end of a request; {@code cost} is at most what was held. {@code holdLeaseUntil}, when known, is when the
+     * request's hold lapses: a store that cannot write the settlement may keep trying until shortly before then.
+     */
     record Settlement(String requestId, KeyHash keyHash, String model, String provider, TokenUsage usage, Usd cost,
-            String status, Instant finishedAt, Long latencyMillis, Long timeToFirstTokenMillis, boolean streamed) {
+            String status, Instant finishedAt, Long latencyMillis, Long timeToFirstTokenMillis, boolean streamed,
+            Instant holdLeaseUntil) {
+
+        /** A settlement whose hold's lease is not known here (a sweep's release, a record of its own). */
+        public Settlement(String requestId, KeyHash keyHash, String model, String provider, TokenUsage usage,
+                Usd cost, String status, Instant finishedAt, Long latencyMillis, Long timeToFirstTokenMillis,
+                boolean streamed) {
+            this(requestId, keyHash, model, provider, usage, cost, status, finishedAt, latencyMillis,
+                    timeToFirstTokenMillis, streamed, null);
+        }
     }
 
     /** Atomically checks the key's limit (settled + open holds in its window) and the balance, and holds. */

@@ -489,7 +489,7 @@ final class CompletionRun implements RunningCompletion {
         TokenUsage charged = billed ? usage : TokenUsage.NONE;
         BillingLedger.Settlement settlement = new BillingLedger.Settlement(ctx.requestId(),
                 ctx.keyHash(), ctx.request().model().value(), route.provider().value(), charged, cost,
-                status, now, latency, ttftMillis, ctx.request().stream());
+                status, now, latency, ttftMillis, ctx.request().stream(), ctx.admittedAt().plus(ctx.settings().lease()));
         tellEnding();
         // Whatever an observer throws, the slots go back and the hold is settled: done is set, so nothing else would.
         try {

@@ -1886,6 +1886,9 @@ class ChatCompletionServiceTest {
             InMemoryBillingLedger.LedgerRow row = settledRow(started.requestId());
             assertEquals(micros(3 + 5 * 3), row.cost());
             assertTrue(row.finishedAt().isBefore(row.admittedAt().plus(settings.lease())));
+            // The settlement names its hold's lease: a store that cannot write it yet tries until shortly before.
+            assertEquals(java.util.Optional.of(row.admittedAt().plus(settings.lease())),
+                    ledger.holdLeaseNamed(started.requestId()));
         }
 
         @Test

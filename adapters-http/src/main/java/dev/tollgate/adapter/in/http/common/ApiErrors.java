@@ -1,5 +1,6 @@
 package dev.tollgate.adapter.in.http.common;
 
+import dev.tollgate.domain.shared.RawKey;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpStatus;
@@ -63,20 +64,11 @@ public final class ApiErrors {
     }
 
     /**
-     * A {@code gp-} or {@code gpm-} key, or a long enough piece of one (16 of its 38 characters: a message cuts what it
-     * quotes after 32), in a text a client sent and an error quotes back (a field's value or name), wherever it
-     * stands, glued to other text included: G10 wants no raw key outside its one creation response, error bodies
-     * included. Shorter runs stay (a model id such as {@code acme/gp-turbo2025} is named as it is).
+     * {@code message} with every key in it masked ({@code gp-[masked]}, {@link RawKey#maskedIn}): a field's value or
+     * name a client sent and an error quotes back — G10 wants no raw key outside its one creation response.
      */
-    private static final java.util.regex.Pattern KEY_LIKE =
-            java.util.regex.Pattern.compile("(gpm?-)[A-Za-z0-9]{16,}");
-
-    /** {@code message} with every key in it masked ({@code gp-[masked]}). */
     static String withoutKeys(String message) {
-        if (message == null || !message.contains("gp")) {
-            return message;
-        }
-        return KEY_LIKE.matcher(message).replaceAll("$1[masked]");
+        return RawKey.maskedIn(message);
     }
 
     /** The envelope of the control plane (§7.1) or of the model surface (§7.2); keys quoted in the message masked. */

@@ -2,11 +2,11 @@ package dev.tollgate.adapter.in.http.keys;
 
 import dev.tollgate.application.port.in.auth.AuthenticateManagementKeyUseCase;
 import dev.tollgate.application.port.in.auth.ManagementPrincipal;
+import dev.tollgate.domain.shared.RawKey;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /** HTTP adapter: reads {@code Authorization: Bearer <gpm-key>} (§5.1) and authenticates it. */
 @Singleton
@@ -36,14 +36,6 @@ public final class ManagementAuthentication {
         return bearerToken(headers.get(0));
     }
 
-    /**
-     * Something that starts like a key: {@code gp-} or {@code gpm-} and a base62 character, not inside a longer
-     * word. Found anywhere in the query — a parameter's name or value, whole, quoted, prefixed ({@code Bearer },
-     * {@code token:}) or percent-encoded, even twice (an audit: {@code ?<key>}, {@code ?key="<key>"} and
-     * {@code ?auth=x+<key>} were let through).
-     */
-    private static final Pattern KEY_LIKE = Pattern.compile("(?<![A-Za-z0-9])gpm?-[A-Za-z0-9]");
-
     /** Whether the URL's query (decoded, up to three times) holds a {@code gp-} or {@code gpm-} key anywhere. */
     static boolean keyInUrl(HttpRequest<?> request) {
         String query = request.getUri().getRawQuery();
@@ -52,7 +44,9 @@ public final class ManagementAuthentication {
         }
         String text = query;
         for (int pass = 0; pass <= 3; pass++) {
-            if (KEY_LIKE.matcher(text).find()) {
+            // Anywhere: a parameter's name or value, whole, quoted, prefixed (Bearer, token:) — an audit found
+            // ?<key>, ?key="<key>" and ?auth=x+<key> let through when only whole values were looked at.
+            if (RawKey.startsIn(text)) {
                 return true;
             }
             String decoded = decoded(text);

@@ -72,15 +72,13 @@ public class JdbcBillingLedger implements BillingLedger {
     /** Waits between attempts of a settlement whose batch failed (database unavailable): about a minute in all. */
     private static final long[] SETTLEMENT_BACKOFF_MILLIS = {100, 250, 500, 1000, 2000, 4000, 8000, 15000, 30000};
     /**
-     * After those, a settlement of a hold placed here is tried this often until {@link #LEASE_MARGIN} before the
+     * After those, a settlement that knows its hold's lease is tried this often until {@link #LEASE_MARGIN} before the
      * hold's lease runs out: a database back after a longer outage still gets the charge of an answer its client
      * had (an audit: an outage of 95 s left four served requests unbilled, their holds locked for 15 minutes).
      */
     private static final long LATE_RETRY_MILLIS = 10_000;
     /** How long before a hold's lease its settlement stops being tried (the sweep releases it at no charge then). */
     private static final Duration LEASE_MARGIN = Duration.ofSeconds(30);
-    /** The lease of each hold placed here and not yet settled, by request id. */
-    private final Map<String, Instant> leasesUntil = new ConcurrentHashMap<>();
 
     private record Settled(OpenHold hold, long charge) {
     }
@@ -199,9 +197,6 @@ public class JdbcBillingLedger implements BillingLedger {
         for (int waits = 0; ; waits++) {
             long tried = System.nanoTime();
             HoldOutcome outcome = placeOnce(hold);
-            if (outcome == HoldOutcome.PLACED) {
-                leasesUntil.put(hold.requestId(), hold.leaseUntil());
-            }
             if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length) {
                 return outcome;
             }
@@ -318,7 +313,6 @@ public class JdbcBillingLedger implements BillingLedger {
                 }
             }
             endings.remove(settlement.requestId());
-            leasesUntil.remove(settlement.requestId());
         }
     }
 
@@ -328,7 +322,7 @@ public class JdbcBillingLedger implements BillingLedger {
                 return settlements.submit(settlement, WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (RuntimeException e) {
                 long wait = attempt < SETTLEMENT_BACKOFF_MILLIS.length ? SETTLEMENT_BACKOFF_MILLIS[attempt]
-                        : lateRetryWait(settlement.requestId());
+                        : lateRetryWait(clock.instant(), settlement.holdLeaseUntil());
                 if (wait < 0 || settlements.isClosed()) {
                     LOG.error("Settlement of {} failed {} times; its hold is released at no charge when its lease "
                             + "runs out: {}", settlement.requestId(), attempt + 1, e.getMessage());
@@ -349,14 +343,9 @@ public class JdbcBillingLedger implements BillingLedger {
     }
 
     /**
-     * The wait before another late try of a settlement, or -1 when there is none: the hold was not placed here (its
-     * lease unknown), or its lease ends within {@link #LEASE_MARGIN} of the next try.
+     * The wait before another late try of a settlement at {@code now}, or -1 when there is none: its hold's lease is
+     * not known ({@code until} null), or ends within {@link #LEASE_MARGIN} of the next try.
      */
-    private long lateRetryWait(String requestId) {
-        return lateRetryWait(clock.instant(), leasesUntil.get(requestId));
-    }
-
-    /** {@link #lateRetryWait(String)} at {@code now} for a hold whose lease ends {@code until} (null: unknown). */
     static long lateRetryWait(Instant now, Instant until) {
         if (until == null) {
             return -1;
