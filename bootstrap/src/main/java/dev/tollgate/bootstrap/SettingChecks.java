@@ -48,7 +48,8 @@ final class SettingChecks {
                 "tollgate.limits.cooldown.duration", "tollgate.limits.behaviour.within",
                 "tollgate.limits.behaviour.duration", "tollgate.limits.failover.alone-lease",
                 "tollgate.limits.failover.retry", "tollgate.redis.command-timeout", "tollgate.redis.slot-lease",
-                "tollgate.smtp.timeout", "tollgate.datasource.lookup-timeout", "micronaut.server.idle-timeout")) {
+                "tollgate.smtp.timeout", "tollgate.datasource.lookup-timeout", "tollgate.admission-timeout",
+                "micronaut.server.idle-timeout")) {
             positive(environment, property);
         }
         for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",

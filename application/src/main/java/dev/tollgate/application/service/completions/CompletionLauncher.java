@@ -1,6 +1,7 @@
 package dev.tollgate.application.service.completions;
 
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
+import dev.tollgate.application.port.in.completions.ClientAnsweredException;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
 import dev.tollgate.application.port.in.completions.ListModelsUseCase;
@@ -13,6 +14,7 @@ import dev.tollgate.application.port.out.PlaygroundLedger;
 import dev.tollgate.application.port.out.TokenCounter;
 import dev.tollgate.application.service.traffic.TrafficGuard;
 import dev.tollgate.domain.billing.Pricing;
+import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.CatalogModel;
 import dev.tollgate.domain.catalog.ProviderRoute;
 import dev.tollgate.domain.completion.ChatRequest;
@@ -143,6 +145,9 @@ final class CompletionLauncher {
                 keyHash = null;
                 ending = () -> { };
             }
+            if (!observer.onReady()) {
+                abandon(prepared, requestId, payer, keyHash, admittedAt);
+            }
             Consumer<BillingLedger.Settlement> write = settle;
             Consumer<BillingLedger.Settlement> settleAndForget = settlement -> {
                 try {
@@ -185,6 +190,21 @@ final class CompletionLauncher {
             Thread.sleep(10);
         }
         return new InterruptedCompletions(runs.size(), unsettled.size());
+    }
+
+    /**
+     * The client was answered while the request was being admitted (its hold took longer than the surface waits):
+     * nothing goes upstream, and a hold placed meanwhile is settled at no charge — the request is on the ledger as
+     * failed, like one no provider could serve.
+     */
+    private void abandon(Prepared prepared, String requestId, Payer payer, KeyHash keyHash, Instant admittedAt) {
+        if (payer instanceof AccountPays) {
+            Instant now = clock.instant();
+            billing.settle(new BillingLedger.Settlement(requestId, keyHash, prepared.request().model().value(), null,
+                    TokenUsage.NONE, Usd.ZERO, "failed", now, Duration.between(admittedAt, now).toMillis(), null,
+                    prepared.request().stream(), admittedAt.plus(settings.lease())));
+        }
+        throw new ClientAnsweredException();
     }
 
     private void hold(ApiKeyPrincipal principal, String requestId, Usd amount, Instant admittedAt) {

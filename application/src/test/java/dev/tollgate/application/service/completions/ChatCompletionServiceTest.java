@@ -28,6 +28,7 @@ import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;
+import dev.tollgate.application.port.in.completions.ClientAnsweredException;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
 import dev.tollgate.application.port.in.completions.ModelNotFoundException;
 import dev.tollgate.application.port.in.completions.RunningCompletion;
@@ -559,6 +560,34 @@ class ChatCompletionServiceTest {
             ledger.openAccount(principal.accountId(), micros(303));
             start("test/solo", 100); // exactly enough
             assertEquals(1, alpha.calls().size());
+        }
+
+        @Test
+        void aRequestWhoseClientWasAnsweredWhileItsHoldWasPlacedRunsNothingAndIsChargedNothing() {
+            // The surface answered 503 while the database was slow to place the hold: the hold, placed after all,
+            // goes back whole, the request is on the ledger as failed at no charge, and its slots are free.
+            RecordingObserver observer = new RecordingObserver() {
+                @Override
+                public boolean onReady() {
+                    return false;
+                }
+            };
+            String requestId = newRequestId();
+
+            assertThrows(ClientAnsweredException.class, () -> service().start(principal,
+                    request("test/solo", PROMPT, 100), requestId, ORIGIN, observer));
+
+            assertEquals(1, ledger.placeHoldCalls(), "the hold was placed before the answer was known");
+            assertTrue(ledger.openHoldList().isEmpty(), "and settled at once");
+            InMemoryBillingLedger.LedgerRow row = ledger.ledgerRow(requestId).orElseThrow();
+            assertEquals("failed", row.status());
+            assertEquals(Usd.ZERO, row.cost());
+            assertEquals(TokenUsage.NONE, row.usage());
+            assertNull(row.provider(), "no provider was asked");
+            assertEquals(OPENING_BALANCE, available());
+            assertTrue(alpha.calls().isEmpty(), "nothing went upstream");
+            assertTrue(observer.events.isEmpty(), "the client hears nothing more");
+            assertEquals(0, traffic.inFlight(), "the request's slots went back");
         }
 
         @Test

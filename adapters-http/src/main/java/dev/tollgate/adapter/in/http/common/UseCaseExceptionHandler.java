@@ -10,6 +10,7 @@ import dev.tollgate.application.port.in.auth.EmailNotVerifiedException;
 import dev.tollgate.application.port.in.auth.InvalidManagementKeyException;
 import dev.tollgate.application.port.in.auth.ReadOnlyManagementKeyException;
 import dev.tollgate.application.port.in.completions.CatalogUnavailableException;
+import dev.tollgate.application.port.in.completions.ClientAnsweredException;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
 import dev.tollgate.application.port.in.completions.InvalidApiKeyException;
 import dev.tollgate.application.port.in.completions.ModelNotFoundException;
@@ -83,7 +84,7 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             }
         } else if (exception instanceof TrafficLimitsUnavailableException) {
             response.header("Retry-After", "1");
-        } else if (exception instanceof CatalogUnavailableException) {
+        } else if (exception instanceof CatalogUnavailableException || exception instanceof ClientAnsweredException) {
             // The catalog is looked at again at most once a second by default: a short wait is enough.
             response.header("Retry-After", "2");
         }
@@ -102,7 +103,8 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             return HttpStatus.TOO_MANY_REQUESTS;
         }
         if (exception instanceof CatalogUnavailableException
-                || exception instanceof TrafficLimitsUnavailableException) {
+                || exception instanceof TrafficLimitsUnavailableException
+                || exception instanceof ClientAnsweredException) {
             return HttpStatus.SERVICE_UNAVAILABLE;
         }
         if (exception instanceof EmailNotVerifiedException || exception instanceof ReadOnlyManagementKeyException

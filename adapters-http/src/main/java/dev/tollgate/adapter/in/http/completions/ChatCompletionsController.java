@@ -20,8 +20,6 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.json.JsonMapper;
-import io.micronaut.scheduling.TaskExecutors;
-import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,10 +27,10 @@ import java.util.concurrent.CompletableFuture;
  * address for the traffic limits (§8.1), then the completion answered as JSON or SSE ({@link CompletionResponses}).
  * A request refused for its content (400, 404) still counts in the caller's request buckets, like a model list: an
  * authenticated client cannot send invalid requests without limit, and its 400 carries the {@code x-ratelimit-*}
- * headers too (or becomes the 429 of an exhausted bucket).
+ * headers too (or becomes the 429 of an exhausted bucket). The request runs on the blocking executor and waits at
+ * most the admission deadline for the database ({@link AdmissionDeadline}).
  */
 @Controller("/v1/chat/completions")
-@ExecuteOn(TaskExecutors.BLOCKING)
 public class ChatCompletionsController extends CrossOriginApi {
 
     private final ModelApiAuthentication authentication;
@@ -41,10 +39,12 @@ public class ChatCompletionsController extends CrossOriginApi {
     private final CompletionResponses responses;
     private final JsonMapper json;
     private final SourceAddresses sources;
+    private final AdmissionDeadline admissions;
 
     ChatCompletionsController(ModelApiAuthentication authentication, CompleteChatUseCase completeChat,
             AdmitPlainRequestUseCase refusals, CompletionResponses responses, JsonMapper json,
-            SourceAddresses sources) {
+            SourceAddresses sources, AdmissionDeadline admissions) {
+        this.admissions = admissions;
         this.authentication = authentication;
         this.completeChat = completeChat;
         this.refusals = refusals;
@@ -57,14 +57,18 @@ public class ChatCompletionsController extends CrossOriginApi {
     @Consumes(MediaType.ALL)
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM, MediaType.ALL})
     CompletableFuture<MutableHttpResponse<?>> complete(HttpRequest<?> request, @Body @Nullable byte[] body) {
-        ApiKeyPrincipal principal = authentication.principal(request);
-        String requestId = RequestIds.of(request);
-        TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
-        return RateLimitHeaders.countingRefusals(request, () -> refusals.admitPlainRequest(principal, origin), () -> {
-            JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
-            ChatRequest chat = ChatRequests.parse(fields, json);
-            return responses.respond(request, chat, ChatRequests.usageRequested(fields),
-                    observer -> completeChat.start(principal, chat, requestId, origin, observer));
+        return admissions.run(request, admission -> {
+            ApiKeyPrincipal principal = authentication.principal(request);
+            admission.authenticated();
+            String requestId = RequestIds.of(request);
+            TrafficOrigin origin = TrafficOrigin.of(sources.sourceOf(request));
+            return RateLimitHeaders.countingRefusals(request, () -> refusals.admitPlainRequest(principal, origin),
+                    () -> {
+                        JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
+                        ChatRequest chat = ChatRequests.parse(fields, json);
+                        return responses.respond(request, chat, ChatRequests.usageRequested(fields), admission,
+                                observer -> completeChat.start(principal, chat, requestId, origin, observer));
+                    });
         });
     }
 }

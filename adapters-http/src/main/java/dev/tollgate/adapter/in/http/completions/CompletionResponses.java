@@ -55,17 +55,18 @@ public final class CompletionResponses {
      * ends with a usage chunk when the client asked for one ({@code stream_options.include_usage}).
      */
     public CompletableFuture<MutableHttpResponse<?>> respond(HttpRequest<?> request, ChatRequest chat,
-            boolean usageRequested, Function<CompletionObserver, RunningCompletion> start) {
+            boolean usageRequested, AdmissionDeadline.Admission admission,
+            Function<CompletionObserver, RunningCompletion> start) {
         String requestId = RequestIds.of(request);
         ChunkWriter chunks = new ChunkWriter(json, "chatcmpl-" + requestId.substring(4),
                 clock.instant().getEpochSecond(), chat.model().value());
         if (chat.stream()) {
-            SseStream stream = new SseStream(chunks, sse, timers, request, clock, usageRequested);
+            SseStream stream = new SseStream(chunks, sse, timers, request, clock, usageRequested, admission);
             stream.attach(start.apply(metrics.observe(chat.model().value(), true, stream)));
             stream.watch(ClientConnection.onClose(request, stream::clientDisconnected));
             return stream.response();
         }
-        JsonCollector collector = new JsonCollector(chunks, request, clock);
+        JsonCollector collector = new JsonCollector(chunks, request, clock, admission);
         RunningCompletion running = start.apply(metrics.observe(chat.model().value(), false, collector));
         // G13: a client that leaves stops the upstream and is billed what was produced until then.
         Runnable unwatch = ClientConnection.onClose(request, running::cancel);
@@ -85,8 +86,10 @@ public final class CompletionResponses {
         /** The log probabilities of the answer, in order; null unless the provider sent some. */
         private List<Object> logprobs;
         private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
+        private final AdmissionDeadline.Admission admission;
 
-        JsonCollector(ChunkWriter chunks, HttpRequest<?> request, Clock clock) {
+        JsonCollector(ChunkWriter chunks, HttpRequest<?> request, Clock clock, AdmissionDeadline.Admission admission) {
+            this.admission = admission;
             this.chunks = chunks;
             this.request = request;
             this.clock = clock;
@@ -99,6 +102,12 @@ public final class CompletionResponses {
         @Override
         public void onAdmitted(RateLimitReport report) {
             RateLimitHeaders.remember(request, report);
+            admission.resume();
+        }
+
+        @Override
+        public boolean onReady() {
+            return admission.ready();
         }
 
         @Override

@@ -60,6 +60,8 @@ final class SseStream implements CompletionObserver {
     private final CompletableFuture<MutableHttpResponse<?>> response = new CompletableFuture<>();
     private final SseSettings settings;
     private final ScheduledExecutorService timers;
+    /** The request's wait for the database before it runs. */
+    private final AdmissionDeadline.Admission admission;
     /** The client asked for the final usage chunk ({@code stream_options.include_usage}). */
     private final boolean usageRequested;
     /** The keep-alive timer; none until the completion starts. */
@@ -99,12 +101,27 @@ final class SseStream implements CompletionObserver {
      *               a per-stream timer on an idle queue did once per stream, just before its first token
      */
     SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
-            Clock clock, boolean usageRequested) {
-        this(chunks, settings, timers, request, clock, usageRequested, ClientLink.of(request));
+            Clock clock, boolean usageRequested, AdmissionDeadline.Admission admission) {
+        this(chunks, settings, timers, request, clock, usageRequested, ClientLink.of(request), admission);
     }
 
+    /** A stream admitted without a deadline (tests). */
+    SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
+            Clock clock, boolean usageRequested) {
+        this(chunks, settings, timers, request, clock, usageRequested, AdmissionDeadline.Admission.unbounded());
+    }
+
+    /** A stream admitted without a deadline, on a stand-in connection (tests). */
     SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers, HttpRequest<?> request,
             Clock clock, boolean usageRequested, ClientLink client) {
+        this(chunks, settings, timers, request, clock, usageRequested, client,
+                AdmissionDeadline.Admission.unbounded());
+    }
+
+    private SseStream(ChunkWriter chunks, SseSettings settings, ScheduledExecutorService timers,
+            HttpRequest<?> request, Clock clock, boolean usageRequested, ClientLink client,
+            AdmissionDeadline.Admission admission) {
+        this.admission = admission;
         this.chunks = chunks;
         this.usageRequested = usageRequested;
         this.request = request;
@@ -379,6 +396,12 @@ final class SseStream implements CompletionObserver {
     @Override
     public void onAdmitted(RateLimitReport report) {
         RateLimitHeaders.remember(request, report);
+        admission.resume();
+    }
+
+    @Override
+    public boolean onReady() {
+        return admission.ready();
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.tollgate.adapter.in.http.common.JsonObjectBody;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
+import dev.tollgate.adapter.in.http.completions.AdmissionDeadline;
 import dev.tollgate.adapter.in.http.completions.ChatRequests;
 import dev.tollgate.adapter.in.http.completions.CompletionResponses;
 import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
@@ -27,8 +28,6 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.json.JsonMapper;
-import io.micronaut.scheduling.TaskExecutors;
-import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 
@@ -43,7 +42,6 @@ import java.util.stream.Collectors;
  * the request is anonymous.
  */
 @Controller("/v1/public/chat/completions")
-@ExecuteOn(TaskExecutors.BLOCKING)
 public class PlaygroundController {
 
     private final PlaygroundChatUseCase playground;
@@ -55,11 +53,13 @@ public class PlaygroundController {
     private final DashboardSecurity dashboard;
     private final ResolvePlaygroundPrincipalUseCase signedIn;
     private final AdmitPlainRequestUseCase refusals;
+    private final AdmissionDeadline admissions;
 
     PlaygroundController(PlaygroundChatUseCase playground, ModelApiAuthentication authentication,
             PlaygroundPrincipals principals, CompletionResponses responses, SourceAddresses sources, JsonMapper json,
             DashboardSecurity dashboard, ResolvePlaygroundPrincipalUseCase signedIn,
-            AdmitPlainRequestUseCase refusals) {
+            AdmitPlainRequestUseCase refusals, AdmissionDeadline admissions) {
+        this.admissions = admissions;
         this.refusals = refusals;
         this.dashboard = dashboard;
         this.signedIn = signedIn;
@@ -75,34 +75,38 @@ public class PlaygroundController {
     @Consumes(MediaType.ALL)
     @Produces({MediaType.APPLICATION_JSON, MediaType.TEXT_EVENT_STREAM, MediaType.ALL})
     CompletableFuture<MutableHttpResponse<?>> complete(HttpRequest<?> request, @Body @Nullable byte[] body) {
-        String requestId = RequestIds.of(request);
-        String source = sources.sourceOf(request);
-        ApiKeyPrincipal principal = null;
-        if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
-            principal = authentication.principal(request);
-        } else if (playground.userBilledMode()
-                && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
-            // The dashboard's playground page, signed in: billed to the account through its playground key.
-            principal = signedIn.forSignedIn(dashboard.scriptAccount(request));
-        }
-        ApiKeyPrincipal payer = principal;
-        TrafficOrigin origin = payer != null ? TrafficOrigin.of(source)
-                : new TrafficOrigin(source, principals.principalOf(request));
-        return RateLimitHeaders.countingRefusals(request, () -> payer != null
-                ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
-                    JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
-                    ChatRequest chat;
-                    try {
-                        chat = ChatRequests.parse(fields, json);
-                    } catch (ModelNotFoundException unknown) {
-                        // An id no model can have: an anonymous visitor has no key to list models with, so the
-                        // refusal names the ones offered here, as for any other model it does not offer.
-                        throw payer != null ? unknown : unknown.offering(playground.freeModels().stream()
-                                .map(ModelId::value).collect(Collectors.joining(", ")));
-                    }
-                    return responses.respond(request, chat, ChatRequests.usageRequested(fields), observer -> payer != null
-                            ? playground.startUserBilled(payer, chat, requestId, origin, observer)
-                            : playground.startAnonymous(chat, requestId, origin, observer));
-                });
+        return admissions.run(request, admission -> {
+            String requestId = RequestIds.of(request);
+            String source = sources.sourceOf(request);
+            ApiKeyPrincipal principal = null;
+            if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
+                principal = authentication.principal(request);
+            } else if (playground.userBilledMode()
+                    && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
+                // The dashboard's playground page, signed in: billed to the account through its playground key.
+                principal = signedIn.forSignedIn(dashboard.scriptAccount(request));
+            }
+            admission.authenticated();
+            ApiKeyPrincipal payer = principal;
+            TrafficOrigin origin = payer != null ? TrafficOrigin.of(source)
+                    : new TrafficOrigin(source, principals.principalOf(request));
+            return RateLimitHeaders.countingRefusals(request, () -> payer != null
+                    ? refusals.admitPlainRequest(payer, origin) : playground.countRefusedAnonymous(origin), () -> {
+                        JsonObjectBody fields = JsonObjectBody.parseDeclared(request, body);
+                        ChatRequest chat;
+                        try {
+                            chat = ChatRequests.parse(fields, json);
+                        } catch (ModelNotFoundException unknown) {
+                            // An id no model can have: an anonymous visitor has no key to list models with, so the
+                            // refusal names the ones offered here, as for any other model it does not offer.
+                            throw payer != null ? unknown : unknown.offering(playground.freeModels().stream()
+                                    .map(ModelId::value).collect(Collectors.joining(", ")));
+                        }
+                        return responses.respond(request, chat, ChatRequests.usageRequested(fields), admission,
+                                observer -> payer != null
+                                        ? playground.startUserBilled(payer, chat, requestId, origin, observer)
+                                        : playground.startAnonymous(chat, requestId, origin, observer));
+                    });
+        });
     }
 }

@@ -3,6 +3,7 @@ package dev.tollgate.adapter.in.http.completions;
 import dev.tollgate.adapter.in.http.common.SourceAddresses;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,6 +24,7 @@ import io.micronaut.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -59,9 +61,13 @@ class SseKeepAliveLifecycleTest {
         timers.setRemoveOnCancelPolicy(true); // as the gateway's request timers: a cancelled timer leaves the queue
     }
 
+    /** The admission deadline's own timers: its runs are not the keep-alive looks counted here. */
+    private final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1);
+
     @AfterEach
     void stopTimers() {
         timers.shutdownNow();
+        deadlines.shutdownNow();
     }
 
     private ChatCompletionsController controller(CompleteChatUseCase useCase) {
@@ -69,7 +75,8 @@ class SseKeepAliveLifecycleTest {
         return new ChatCompletionsController(new ModelApiAuthentication(token -> principal), useCase,
                 (caller, origin) -> dev.tollgate.domain.quota.RateLimitReport.NONE, new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10), Duration.ofSeconds(60)),
                         timers, new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
-                json, new SourceAddresses(java.util.List.of(), 64));
+                json, new SourceAddresses(java.util.List.of(), 64),
+                new AdmissionDeadline(Runnable::run, deadlines, Duration.ofMinutes(1), Clock.systemUTC()));
     }
 
     private static HttpRequest<?> streamRequest() {
@@ -117,10 +124,12 @@ class SseKeepAliveLifecycleTest {
             throw new InsufficientQuotaException(InsufficientQuotaException.Reason.ACCOUNT_BALANCE);
         });
 
-        assertThrows(ModelNotFoundException.class,
-                () -> notFound.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)));
-        assertThrows(InsufficientQuotaException.class,
-                () -> noQuota.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)));
+        assertInstanceOf(ModelNotFoundException.class, assertThrows(ExecutionException.class,
+                () -> notFound.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)).get())
+                .getCause());
+        assertInstanceOf(InsufficientQuotaException.class, assertThrows(ExecutionException.class,
+                () -> noQuota.complete(streamRequest(), STREAM_BODY.getBytes(StandardCharsets.UTF_8)).get())
+                .getCause());
 
         // The 404 and 429 are answered as JSON by the exception handlers; nothing of the stream may live on.
         assertEquals(0, ticksDuring(200), "a refused stream request left its keep-alive timer running");

@@ -17,6 +17,15 @@ public interface CompletionObserver {
     }
 
     /**
+     * The request is admitted and paid for and goes upstream next. False when its client has been answered
+     * meanwhile — a surface answers 503 when the admission waits too long for its stores (a slow database under the
+     * hold) — and then nothing runs: what the request took is given back and it is recorded as failed at no charge.
+     */
+    default boolean onReady() {
+        return true;
+    }
+
+    /**
      * The upstream's first output arrived (text, a tool call, or the end of its answer); at most once, before any
      * delta, tool call, log probabilities or completion. A provider that fails before its first output is replaced
      * without this being called.

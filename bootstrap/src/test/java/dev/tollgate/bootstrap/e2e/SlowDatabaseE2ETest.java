@@ -1,0 +1,147 @@
+package dev.tollgate.bootstrap.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
+import dev.tollgate.application.port.out.AccountRepository;
+import dev.tollgate.domain.account.Email;
+import dev.tollgate.domain.managementkey.ManagementAccess;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Reliability goal G9 with a database that answers, only slowly: another session locks the table holds go into,
+ * so a request's hold waits (longer than the admission deadline of 300 ms set here, shorter than the hold's 1 s
+ * statement timeout). The client gets 503 at the deadline — not when the database finally answers — and the hold,
+ * placed after all, is settled at no charge: nothing went upstream, the balance is untouched, and the request is on
+ * the ledger as failed.
+ */
+@MicronautTest(transactional = false)
+class SlowDatabaseE2ETest extends GatewayE2ETest {
+
+    private static final long DEADLINE_MILLIS = 300;
+    private static final long LOCKED_MILLIS = 700;
+    private static final String BODY = "{\"model\":\"tollgate/simulator-priced\",\"max_tokens\":5,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]";
+
+    @Inject
+    AccountRepository accounts;
+
+    @Override
+    public Map<String, String> getProperties() {
+        Map<String, String> properties = super.getProperties();
+        properties.put("tollgate.admission-timeout", DEADLINE_MILLIS + "ms");
+        return properties;
+    }
+
+    private static Connection database() throws SQLException {
+        Map<String, Object> db = TestDatabase.properties();
+        return DriverManager.getConnection((String) db.get("datasources.default.url"),
+                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
+    }
+
+    private static long count(String sql, String requestId) {
+        try (Connection c = database(); PreparedStatement q = c.prepareStatement(sql)) {
+            if (requestId != null) {
+                q.setString(1, requestId);
+            }
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void awaitNoOpenHold(String accountHint) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count("SELECT count(*) FROM request_hold h JOIN api_key k ON k.id = h.api_key_id "
+                + "WHERE k.name = ?", accountHint) > 0) {
+            assertTrue(System.nanoTime() < until, "a hold stayed open");
+            Thread.sleep(20);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aHoldTheDatabaseIsSlowToPlaceIsAnswered503AtTheDeadlineAndChargedNothing(boolean stream)
+            throws Exception {
+        Email email = newAccount(true);
+        String keyName = "slow-db-" + java.util.UUID.randomUUID();
+        String key = (String) createKey(managementKey(email, ManagementAccess.READ_WRITE),
+                "{\"name\":\"" + keyName + "\"}").json().get("key");
+        String body = BODY + (stream ? ",\"stream\":true}" : "}");
+        // A first request takes the account's balance slice and caches the key: the next one needs the database
+        // for its hold only.
+        assertEquals(200, post("/v1/chat/completions", key, body).status());
+        awaitNoOpenHold(keyName);
+        long balance = accounts.findByEmail(email).orElseThrow().balance().micros();
+
+        HttpResponse<String> reply;
+        long waitedMillis;
+        try (Connection locker = database(); Statement lock = locker.createStatement()) {
+            locker.setAutoCommit(false);
+            lock.execute("LOCK TABLE request_hold IN EXCLUSIVE MODE");
+            long sent = System.nanoTime();
+            CompletableFuture<HttpResponse<String>> answer = HttpClient.newHttpClient().sendAsync(
+                    HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/chat/completions"))
+                            .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            reply = answer.get(LOCKED_MILLIS, TimeUnit.MILLISECONDS); // answered while the table is still locked
+            waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+            Thread.sleep(Math.max(0, LOCKED_MILLIS - waitedMillis));
+            locker.commit(); // the database answers: the hold is placed after all
+        }
+
+        assertEquals(503, reply.statusCode(), reply.body());
+        assertTrue(waitedMillis >= DEADLINE_MILLIS, "answered after " + waitedMillis + " ms");
+        assertEquals("2", reply.headers().firstValue("Retry-After").orElse(null));
+        assertTrue(reply.headers().firstValue("content-type").orElse("").startsWith("application/json"),
+                "the error comes before any SSE");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> error = (Map<String, Object>) json.readValue(reply.body(), Map.class).get("error");
+        assertEquals("service_unavailable", error.get("code"));
+        assertTrue(((String) error.get("message")).contains("nothing was sent upstream or charged"),
+                error.toString());
+        String requestId = reply.headers().firstValue("x-request-id").orElseThrow();
+
+        awaitNoOpenHold(keyName);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count("SELECT count(*) FROM request_ledger WHERE request_id = ?", requestId) == 0) {
+            assertTrue(System.nanoTime() < until, "the late hold was never settled");
+            Thread.sleep(20);
+        }
+        try (Connection c = database(); PreparedStatement q = c.prepareStatement("SELECT status, provider, "
+                + "cost_micros, prompt_tokens + completion_tokens FROM request_ledger WHERE request_id = ?")) {
+            q.setString(1, requestId);
+            try (ResultSet row = q.executeQuery()) {
+                assertTrue(row.next());
+                assertEquals("failed", row.getString(1));
+                assertNull(row.getString(2), "no provider was called");
+                assertEquals(0, row.getLong(3));
+                assertEquals(0, row.getLong(4));
+            }
+        }
+        assertEquals(balance, accounts.findByEmail(email).orElseThrow().balance().micros());
+        assertEquals(200, post("/v1/chat/completions", key, body).status(), "served again once the database is");
+    }
+}
