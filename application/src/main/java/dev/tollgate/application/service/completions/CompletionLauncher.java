@@ -146,7 +146,7 @@ final class CompletionLauncher {
                 ending = () -> { };
             }
             if (!observer.onReady()) {
-                abandon(prepared, requestId, payer, keyHash, admittedAt);
+                abandon(prepared, requestId, payer, keyHash, admittedAt, observer);
             }
             Consumer<BillingLedger.Settlement> write = settle;
             Consumer<BillingLedger.Settlement> settleAndForget = settlement -> {
@@ -197,12 +197,17 @@ final class CompletionLauncher {
      * nothing goes upstream, and a hold placed meanwhile is settled at no charge — the request is on the ledger as
      * failed, like one no provider could serve.
      */
-    private void abandon(Prepared prepared, String requestId, Payer payer, KeyHash keyHash, Instant admittedAt) {
+    private void abandon(Prepared prepared, String requestId, Payer payer, KeyHash keyHash, Instant admittedAt,
+            CompletionObserver observer) {
         if (payer instanceof AccountPays) {
             Instant now = clock.instant();
-            billing.settle(new BillingLedger.Settlement(requestId, keyHash, prepared.request().model().value(), null,
-                    TokenUsage.NONE, Usd.ZERO, "failed", now, Duration.between(admittedAt, now).toMillis(), null,
-                    prepared.request().stream(), admittedAt.plus(settings.lease())));
+            try {
+                observer.onSettled(null, "failed", TokenUsage.NONE, Usd.ZERO);
+            } finally {
+                billing.settle(new BillingLedger.Settlement(requestId, keyHash, prepared.request().model().value(),
+                        null, TokenUsage.NONE, Usd.ZERO, "failed", now, Duration.between(admittedAt, now).toMillis(),
+                        null, prepared.request().stream(), admittedAt.plus(settings.lease())));
+            }
         }
         throw new ClientAnsweredException();
     }

@@ -587,6 +587,7 @@ class ChatCompletionServiceTest {
             assertEquals(OPENING_BALANCE, available());
             assertTrue(alpha.calls().isEmpty(), "nothing went upstream");
             assertTrue(observer.events.isEmpty(), "the client hears nothing more");
+            assertEquals(List.of("failed null 0+0 0"), observer.settlements, "counted as the ledger counts it");
             assertEquals(0, traffic.inFlight(), "the request's slots went back");
         }
 

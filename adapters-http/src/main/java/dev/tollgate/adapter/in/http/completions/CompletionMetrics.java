@@ -107,7 +107,8 @@ public final class CompletionMetrics {
             /** Counted at settlement, as the ledger counts: cancelled and failed requests with their charges too. */
             @Override
             public void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
-                Counter.builder("tollgate.completions").tag("model", model).tag("provider", provider)
+                Counter.builder("tollgate.completions").tag("model", model)
+                        .tag("provider", provider == null ? "none" : provider)
                         .tag("outcome", status).tag("stream", Boolean.toString(stream)).register(registry)
                         .increment();
                 Counter.builder("tollgate.tokens").tag("model", model).tag("kind", "prompt").register(registry)

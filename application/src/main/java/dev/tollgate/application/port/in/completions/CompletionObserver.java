@@ -66,7 +66,8 @@ public interface CompletionObserver {
 
     /**
      * The request is over and settled: its ledger status ({@code completed}, {@code failed}, {@code cancelled}),
-     * the provider of its last attempt, the tokens it is billed for ({@link TokenUsage#NONE} when it is charged
+     * the provider of its last attempt (null when none was asked: the client was answered before the request ran),
+     * the tokens it is billed for ({@link TokenUsage#NONE} when it is charged
      * nothing) and its charge. Also called when the client has left.
      */
     default void onSettled(String provider, String status, TokenUsage billed, Usd charged) {
