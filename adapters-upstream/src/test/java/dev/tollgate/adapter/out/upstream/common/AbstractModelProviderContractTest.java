@@ -285,7 +285,7 @@ public abstract class AbstractModelProviderContractTest {
         assertNull(recorder.finishReason);
 
         call.resume();
-        recorder.await();
+        recorder.await(60); // 20 MB of events: seconds on a busy CI machine (5 s was once too short there)
         assertEquals(pieces, recorder.deltas.size(), "all of it after the resume");
         assertEquals("stop", recorder.finishReason);
     }

@@ -103,7 +103,12 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     }
 
     public void await() throws InterruptedException {
-        assertTrue(done.await(5, TimeUnit.SECONDS), "no terminal event");
+        await(5);
+    }
+
+    /** For answers large enough that reading them takes a while on a busy machine (a check of what, not of when). */
+    public void await(int seconds) throws InterruptedException {
+        assertTrue(done.await(seconds, TimeUnit.SECONDS), "no terminal event within " + seconds + " s");
     }
 
     /** The answer's text so far. */
