@@ -54,8 +54,17 @@ final class SettingChecks {
         }
         for (String property : List.of("tollgate.catalog-check-interval", "tollgate.shutdown.settle-wait",
                 "micronaut.lifecycle.graceful-shutdown.grace-period", "tollgate.billing.settlement-linger",
-                "tollgate.auth.key-cache-ttl")) {
+                "tollgate.auth.key-cache-ttl", "tollgate.billing.refusal-wait")) {
             notNegative(environment, property);
+        }
+        // A hold waits on purpose (for money on its way) at most the refusal wait, within the admission deadline:
+        // otherwise a request its money cannot cover would be answered 503 at the deadline instead of 429.
+        Duration admission = duration(environment, "tollgate.admission-timeout").orElse(Duration.ofMillis(900));
+        Duration refusalWait = duration(environment, "tollgate.billing.refusal-wait").orElse(Duration.ofMillis(500));
+        if (refusalWait.compareTo(admission) >= 0) {
+            throw new IllegalArgumentException(named("tollgate.billing.refusal-wait") + " must be shorter than "
+                    + named("tollgate.admission-timeout") + "; they were " + refusalWait.toMillis() + " ms and "
+                    + admission.toMillis() + " ms");
         }
         duration(environment, "tollgate.completions.hold-lease").ifPresent(lease -> {
             // Requests are stopped a minute before their hold's lease ends: a shorter lease leaves them no time.

@@ -41,6 +41,17 @@ class SettingChecksTest {
         refused("tollgate.dashboard.verification-lifetime", "0s", "positive");
         refused("tollgate.playground.user-billed", "ture", "true or false");
         refused("tollgate.datasource.lookup-timeout", "0s", "positive");
+        refused("tollgate.admission-timeout", "0s", "positive");
+        refused("tollgate.admission-timeout", "soon", "with a unit");
+        refused("tollgate.billing.refusal-wait", "-1s", "not be negative");
+        // A hold's waits for money on its way end before the admission deadline, or a 429 would become a 503.
+        refused("tollgate.billing.refusal-wait", "900ms", "must be shorter than TOLLGATE_ADMISSION_TIMEOUT");
+        IllegalArgumentException longWait = assertThrows(IllegalArgumentException.class,
+                () -> new SettingChecks(environment(Map.of("tollgate.admission-timeout", "2s",
+                        "tollgate.billing.refusal-wait", "3s"))));
+        assertTrue(longWait.getMessage().contains("3000 ms and 2000 ms"), longWait.getMessage());
+        assertDoesNotThrow(() -> new SettingChecks(environment(Map.of("tollgate.admission-timeout", "2s",
+                "tollgate.billing.refusal-wait", "1500ms"))));
         refused("tollgate.http.forwarded-header", "x-real-ip", "x-forwarded-for or forwarded");
         refused("tollgate.http.trusted-proxies", "10.0.0.0/8,notacidr", "'notacidr' is not an IP address");
         // Framework settings the operations table lists (an audit: "abc" failed in the framework's words without the

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
 import dev.tollgate.application.port.in.account.OpenAccountCommand;
 import dev.tollgate.application.port.out.AccountRepository;
 import dev.tollgate.domain.account.Email;
@@ -35,7 +34,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -141,9 +139,7 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
     }
 
     private static Connection connect() throws SQLException {
-        Map<String, Object> db = TestDatabase.properties();
-        return DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
+        return database();
     }
 
     /** A row of request_ledger. */

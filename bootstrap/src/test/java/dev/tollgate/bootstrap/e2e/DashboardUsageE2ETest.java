@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
 import dev.tollgate.application.port.in.account.CreditAccountUseCase;
 import dev.tollgate.domain.account.Email;
 import dev.tollgate.domain.shared.Usd;
@@ -14,7 +13,6 @@ import jakarta.inject.Inject;
 import java.math.BigDecimal;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -75,10 +73,7 @@ class DashboardUsageE2ETest extends DashboardE2ESupport {
     }
 
     private static long costMicros(String requestId) {
-        Map<String, Object> db = TestDatabase.properties();
-        try (Connection c = DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"),
-                (String) db.get("datasources.default.password"));
+        try (Connection c = GatewayE2ETest.database();
                 PreparedStatement q = c.prepareStatement("SELECT cost_micros FROM request_ledger WHERE request_id = ?")) {
             q.setString(1, requestId);
             try (ResultSet rs = q.executeQuery()) {

@@ -82,12 +82,16 @@ public abstract class GatewayE2ETest implements TestPropertyProvider {
         }
     }
 
+    /** A connection of the test's own to the gateway's database. */
+    static Connection database() throws SQLException {
+        Map<String, Object> db = TestDatabase.properties();
+        return DriverManager.getConnection((String) db.get("datasources.default.url"),
+                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
+    }
+
     /** Rows of {@code table} (request_ledger, request_hold, playground_ledger) for one request id. */
     static long rowsOf(String table, String requestId) {
-        Map<String, Object> db = TestDatabase.properties();
-        try (Connection c = DriverManager.getConnection(
-                (String) db.get("datasources.default.url"), (String) db.get("datasources.default.username"),
-                (String) db.get("datasources.default.password"));
+        try (Connection c = database();
                 PreparedStatement q = c.prepareStatement(
                         "SELECT count(*) FROM " + table + " WHERE request_id = ?")) {
             q.setString(1, requestId);

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tollgate.domain.account.Email;
 import dev.tollgate.domain.managementkey.ManagementAccess;
 import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
-import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
-import java.sql.DriverManager;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -55,9 +53,7 @@ class SecretsE2ETest extends GatewayE2ETest {
     /** Every row of every table of the schema, as text. */
     private List<String> dumpDatabase() throws SQLException {
         List<String> rows = new ArrayList<>();
-        var db = TestDatabase.properties();
-        try (Connection connection = DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
+        try (Connection connection = database();
                 Statement statement = connection.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rs = statement.executeQuery(

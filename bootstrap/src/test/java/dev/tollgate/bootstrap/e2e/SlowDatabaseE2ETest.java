@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tollgate.adapter.out.persistence.testing.TestDatabase;
 import dev.tollgate.application.port.out.AccountRepository;
 import dev.tollgate.domain.account.Email;
 import dev.tollgate.domain.managementkey.ManagementAccess;
@@ -15,7 +14,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -48,20 +46,15 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
     public Map<String, String> getProperties() {
         Map<String, String> properties = super.getProperties();
         properties.put("tollgate.admission-timeout", DEADLINE_MILLIS + "ms");
+        properties.put("tollgate.billing.refusal-wait", "100ms"); // must be shorter: see SettingChecks
         return properties;
     }
 
-    private static Connection database() throws SQLException {
-        Map<String, Object> db = TestDatabase.properties();
-        return DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"), (String) db.get("datasources.default.password"));
-    }
-
-    private static long count(String sql, String requestId) {
-        try (Connection c = database(); PreparedStatement q = c.prepareStatement(sql)) {
-            if (requestId != null) {
-                q.setString(1, requestId);
-            }
+    /** Holds of the key named {@code keyName} still open. */
+    private static long openHolds(String keyName) {
+        try (Connection c = database(); PreparedStatement q = c.prepareStatement("SELECT count(*) FROM request_hold h "
+                + "JOIN api_key k ON k.id = h.api_key_id WHERE k.name = ?")) {
+            q.setString(1, keyName);
             try (ResultSet rs = q.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -71,10 +64,9 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
         }
     }
 
-    private void awaitNoOpenHold(String accountHint) throws InterruptedException {
+    private static void awaitNoOpenHold(String keyName) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (count("SELECT count(*) FROM request_hold h JOIN api_key k ON k.id = h.api_key_id "
-                + "WHERE k.name = ?", accountHint) > 0) {
+        while (openHolds(keyName) > 0) {
             assertTrue(System.nanoTime() < until, "a hold stayed open");
             Thread.sleep(20);
         }
@@ -126,7 +118,7 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
 
         awaitNoOpenHold(keyName);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (count("SELECT count(*) FROM request_ledger WHERE request_id = ?", requestId) == 0) {
+        while (rowsOf("request_ledger", requestId) == 0) {
             assertTrue(System.nanoTime() < until, "the late hold was never settled");
             Thread.sleep(20);
         }

@@ -22,7 +22,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -128,7 +127,6 @@ class TwoInstancesBillingE2ETest {
         // slice cannot cover a request, so the other instance's unused slice is then less than one request.
         assertTrue(ok >= 99, "only " + ok + " of the 100 affordable requests were served");
 
-        Map<String, Object> db = TestDatabase.properties();
         long deadline = System.currentTimeMillis() + 10_000;
         long openHolds;
         long balance;
@@ -136,10 +134,7 @@ class TwoInstancesBillingE2ETest {
         long charged;
         long served;
         do {
-            try (Connection c = DriverManager.getConnection((String) db.get("datasources.default.url"),
-                    (String) db.get("datasources.default.username"),
-                (String) db.get("datasources.default.password"));
-                    Statement s = c.createStatement()) {
+            try (Connection c = GatewayE2ETest.database(); Statement s = c.createStatement()) {
                 ResultSet a = s.executeQuery("SELECT balance_micros, reserved_micros FROM account WHERE id = '"
                         + account + "'");
                 a.next();

@@ -169,10 +169,7 @@ class TwoInstancesTrafficLimitsE2ETest {
     }
 
     private long heldOrBilled(String rawKey) throws Exception {
-        Map<String, Object> db = TestDatabase.properties();
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection((String) db.get("datasources.default.url"),
-                (String) db.get("datasources.default.username"),
-                (String) db.get("datasources.default.password"));
+        try (java.sql.Connection c = GatewayE2ETest.database();
                 java.sql.PreparedStatement q = c.prepareStatement("SELECT (SELECT count(*) FROM request_hold h "
                         + "JOIN api_key k ON k.id = h.api_key_id WHERE k.key_hash = ?) + (SELECT count(*) FROM "
                         + "request_ledger WHERE key_hash = ?)")) {

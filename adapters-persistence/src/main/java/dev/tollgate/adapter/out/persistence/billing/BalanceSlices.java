@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -65,7 +66,8 @@ final class BalanceSlices {
     /**
      * How long a hold the balance cannot cover waits, between tries, while other instances give back the unused
      * money of their slices of the account that it asked for, or a settlement of the account on its way here
-     * brings back its refund (usually within milliseconds): about a second in all.
+     * brings back its refund (usually within milliseconds): about a second in all, and never past the hold's
+     * {@code waitUntil}.
      */
     private static final long[] SHORTFALL_WAITS_MILLIS = {5, 10, 20, 50, 100, 150, 200, 250, 250};
     /** How often a hold tries the top-up again because a refund came back into the slice during the last one. */
@@ -76,11 +78,11 @@ final class BalanceSlices {
      * When the balance cannot cover it either but other instances' slices hold enough (unused, or held by requests
      * that may be about to settle), asks them for it back and tries again for about a second — as it does while a
      * settlement of the account (a request that just ended) is on its way here, or its refund came back during the
-     * top-up. False when the account's money cannot cover it; nothing is taken then, and this instance's own unused
+     * top-up — but not past {@code waitUntil} ({@link System#nanoTime()}). False when the account's money cannot cover it; nothing is taken then, and this instance's own unused
      * remainder has gone back to the balance (for the other instances).
      * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
-    boolean take(AccountId account, long amount) {
+    boolean take(AccountId account, long amount, long waitUntil) {
         int waits = 0;
         int refundTries = 0;
         while (true) {
@@ -104,7 +106,8 @@ final class BalanceSlices {
                 slice.available -= topUp.returned();
                 recalled = topUp.recalled();
             }
-            if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length) {
+            if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length
+                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHORTFALL_WAITS_MILLIS[waits]) - waitUntil > 0) {
                 // A refund may have come back into the slice while the top-up waited for the account's lock (its
                 // settlement then no longer counts as coming): with it, the balance may cover the hold now.
                 synchronized (slice) {

@@ -155,8 +155,10 @@ public class JdbcBillingLedger implements BillingLedger {
             @Value("${tollgate.billing.slice-idle-return:1s}") Duration idleReturn,
             @Value("${tollgate.billing.instance-lease:15s}") Duration instanceLease,
             @Value("${tollgate.billing.statement-timeout:1s}") Duration statementTimeout,
-            @Value("${tollgate.billing.settlement-linger:5ms}") Duration settlementLinger) {
+            @Value("${tollgate.billing.settlement-linger:5ms}") Duration settlementLinger,
+            @Value("${tollgate.billing.refusal-wait:500ms}") Duration refusalWait) {
         this.transactions = transactions;
+        this.refusalWaitNanos = refusalWait.toNanos();
         DataSource pool = resolver.resolve(dataSource);
         // Holds and settlements commit without waiting for the WAL flush (docs/decisions.md): locks, checks and
         // constraints work exactly as before, so no cap or balance can be overrun; only a crash of PostgreSQL itself
@@ -185,6 +187,12 @@ public class JdbcBillingLedger implements BillingLedger {
 
     /** Waits before each new try of a hold its key's limit refused while a settlement of the account is coming. */
     private static final long[] KEY_LIMIT_WAITS_MILLIS = {5, 10, 20, 50, 100};
+    /**
+     * The longest a hold waits on purpose — for a refund on its way, or for money recalled from other instances —
+     * before it is refused ({@code tollgate.billing.refusal-wait}): well inside the admission deadline, so that a
+     * request the money cannot cover gets its 429, not the 503 of a database that did not answer.
+     */
+    private final long refusalWaitNanos;
 
     /**
      * Places the hold; one its key's limit refuses is tried again for a moment while a settlement of the account
@@ -194,10 +202,12 @@ public class JdbcBillingLedger implements BillingLedger {
     @Override
     public HoldOutcome placeHold(HoldRequest hold) {
         UUID account = hold.accountId().value();
+        long waitUntil = System.nanoTime() + refusalWaitNanos;
         for (int waits = 0; ; waits++) {
             long tried = System.nanoTime();
-            HoldOutcome outcome = placeOnce(hold);
-            if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length) {
+            HoldOutcome outcome = placeOnce(hold, waitUntil);
+            if (outcome != HoldOutcome.KEY_LIMIT_REACHED || waits == KEY_LIMIT_WAITS_MILLIS.length
+                    || tried + TimeUnit.MILLISECONDS.toNanos(KEY_LIMIT_WAITS_MILLIS[waits]) - waitUntil > 0) {
                 return outcome;
             }
             Runnable hook = afterKeyLimitRefusal;
@@ -223,10 +233,10 @@ public class JdbcBillingLedger implements BillingLedger {
         }
     }
 
-    private HoldOutcome placeOnce(HoldRequest hold) {
+    private HoldOutcome placeOnce(HoldRequest hold, long waitUntil) {
         registered();
         long amount = hold.amount().micros();
-        if (amount > 0 && !slices.take(hold.accountId(), amount)) {
+        if (amount > 0 && !slices.take(hold.accountId(), amount, waitUntil)) {
             return HoldOutcome.INSUFFICIENT_BALANCE;
         }
         HoldOutcome outcome;

@@ -770,7 +770,7 @@ class JdbcBillingLedgerTest {
         return new JdbcBillingLedger(context.getBean(TransactionOperations.class),
                 context.getBean(javax.sql.DataSource.class), context.getBean(io.micronaut.jdbc.DataSourceResolver.class),
                 java.time.Clock.systemUTC(), BigDecimal.ONE, Duration.ofSeconds(1), lease, Duration.ofSeconds(1),
-                Duration.ofMillis(5));
+                Duration.ofMillis(5), Duration.ofMillis(500));
     }
 
     @Test
