@@ -189,11 +189,12 @@ public final class AdmissionDeadline {
             }
             String requestId = RequestIds.of(request);
             long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
-            LOG.warn("Database too slow for {} {} ({}): not admitted within {} ms, answered 503",
+            LOG.warn("{} {} ({}) not admitted within {} ms (database slow or gateway overloaded): answered 503",
                     request.getMethodName(), request.getPath(), requestId, millis);
             answer.complete(ApiErrors.respond(request, HttpStatus.SERVICE_UNAVAILABLE,
-                    "The gateway's database did not answer within " + millis + " ms; nothing was sent upstream or "
-                            + "charged. Retry in a few seconds (request id " + requestId + ")",
+                    "The request could not be admitted within " + millis + " ms: the gateway's database is slow or "
+                            + "unavailable, or the gateway is overloaded; nothing was sent upstream or charged. Retry "
+                            + "in a few seconds (request id " + requestId + ")",
                     ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
                     .header("Retry-After", "2"));
         }

@@ -97,7 +97,7 @@ class AdmissionDeadlineTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> error = (Map<String, Object>) ((Map<String, Object>) response.body()).get("error");
         assertEquals("service_unavailable", error.get("code"));
-        assertTrue(((String) error.get("message")).contains("did not answer within 200 ms; nothing was sent "
+        assertTrue(((String) error.get("message")).contains("could not be admitted within 200 ms: the gateway's database is slow or unavailable, or the gateway is overloaded; nothing was sent "
                 + "upstream or charged"), error.toString());
         assertTrue(waitedMillis >= DEADLINE.toMillis() && waitedMillis < 2_000, "answered at the deadline, after "
                 + waitedMillis + " ms");
