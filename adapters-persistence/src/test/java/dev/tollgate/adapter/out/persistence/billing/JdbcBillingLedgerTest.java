@@ -927,6 +927,29 @@ class JdbcBillingLedgerTest {
                 account.id().value()), "all of it spent");
     }
 
+    /**
+     * A refund that does not come in time: the hold waits for it at most the refusal wait (500 ms here), then is
+     * refused — well inside the admission deadline (900 ms), so the client gets the 429 of its money, not a 503.
+     */
+    @Test
+    void aHoldWaitsForARefundAtMostTheRefusalWait() throws Exception {
+        Account account = newAccount(dollars("0.10"));
+        Payer payer = newKey(account.id(), null);
+        String first = newRequestId();
+        assertEquals(HoldOutcome.PLACED, ledger.placeHold(hold(payer, first, dollars("0.10"), NOW)));
+        ledger.ending(first, account.id()); // a settlement said to be on its way, which does not come
+
+        long started = System.nanoTime();
+        assertEquals(HoldOutcome.INSUFFICIENT_BALANCE, ledger.placeHold(hold(payer, newRequestId(), dollars("0.04"),
+                NOW)));
+        long waitedMillis = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(waitedMillis >= 200 && waitedMillis < 800, "waited " + waitedMillis + " ms, within the 500 ms "
+                + "refusal wait (and a last look), not the second the waits add up to");
+
+        assertTrue(ledger.settle(settlement(payer, first, dollars("0.10"), NOW.plusSeconds(1))));
+        assertConserved(account.id(), 100_000);
+    }
+
     private record CappedKey(Account account, Payer payer, String first) {
     }
 
