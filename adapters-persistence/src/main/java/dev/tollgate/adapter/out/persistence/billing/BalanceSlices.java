@@ -54,6 +54,16 @@ final class BalanceSlices {
     /** Whether a settlement of the account is on its way on this instance (its refund may cover a hold). */
     private final Predicate<UUID> settlementComing;
 
+    /**
+     * A move of money between a slice and its balance failed without the database saying whether it committed (a
+     * connection reset during the commit): what this instance remembers of its slices may be more than their rows
+     * hold, and a settlement would then drive the account's reserved money below zero and fail for good (a fault
+     * audit: served requests never billed after a reset). Memory is kept at or below the rows instead — what such a
+     * move took out of memory is not put back — and the slices are reconciled with the rows at the next lease
+     * renewal ({@link #reconcile}), which gives back to the balance whatever the rows hold beyond the open holds.
+     */
+    private volatile boolean inDoubt;
+
     BalanceSlices(TransactionOperations<Connection> transactions, String instanceId, long targetMicros,
             Set<String> limbo, Predicate<UUID> settlementComing) {
         this.transactions = transactions;
@@ -97,7 +107,15 @@ final class BalanceSlices {
                     slice.placing += amount;
                     return true;
                 }
-                TopUp topUp = topUp(account.value(), amount - slice.available, slice.available);
+                TopUp topUp;
+                try {
+                    topUp = topUp(account.value(), amount - slice.available, slice.available);
+                } catch (RuntimeException e) {
+                    // It may have committed a return of the remainder: memory keeps nothing the row may lack.
+                    slice.available = 0;
+                    inDoubt = true;
+                    throw e;
+                }
                 if (topUp.granted() > 0) {
                     slice.available += topUp.granted() - amount;
                     slice.placing += amount;
@@ -299,8 +317,9 @@ final class BalanceSlices {
                     return null;
                 });
             } catch (Exception e) {
-                // Kept for the next run; the other accounts' slices still go back now.
-                giveBack(entry.getKey(), amount);
+                // It may have committed: the amount stays out of memory, and the next reconciliation gives back to
+                // the balance what the row still holds of it. The other accounts' slices still go back now.
+                inDoubt = true;
                 if (failure == null) {
                     failure = e instanceof RuntimeException runtime ? runtime
                             : new IllegalStateException(e.getMessage(), e);
@@ -344,7 +363,7 @@ final class BalanceSlices {
                     return null;
                 });
             } catch (RuntimeException e) {
-                giveBack(account, returned);
+                inDoubt = true; // as in returnIdle: not put back into memory, the rows are read again
                 throw e;
             }
         }
@@ -375,6 +394,26 @@ final class BalanceSlices {
      * lock, so no hold is taken from a remembered slice meanwhile.
      */
     void reconcile() {
+        inDoubt = false; // a move failing from here on sets it again
+        try {
+            reconcileAll();
+        } catch (RuntimeException e) {
+            inDoubt = true;
+            throw e;
+        }
+    }
+
+    /** Whether a move of money may have committed unseen, so the slices are to be reconciled with their rows. */
+    boolean inDoubt() {
+        return inDoubt;
+    }
+
+    /** A settlement failed without the database saying whether it committed: its refund may be in the row only. */
+    void doubt() {
+        inDoubt = true;
+    }
+
+    private void reconcileAll() {
         List<UUID> accounts = sliceAccounts("");
         Set<UUID> all = new LinkedHashSet<>(slices.keySet());
         all.addAll(accounts);

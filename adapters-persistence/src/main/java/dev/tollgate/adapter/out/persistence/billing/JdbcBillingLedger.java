@@ -585,29 +585,36 @@ public class JdbcBillingLedger implements BillingLedger {
 
     private List<Boolean> writeSettlementsSettling(List<Settlement> batch) throws SQLException {
         List<Settled> done = new ArrayList<>();
-        List<Boolean> results = settlementConnection.inTransaction(connection -> {
-            done.clear();
-            Map<String, OpenHold> found = deleteHolds(connection,
-                    batch.stream().map(Settlement::requestId).distinct().toList());
-            if (!found.isEmpty()) { // repeated or swept settlements only: nothing to lock or write
-                lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
-            }
-            List<Boolean> outcome = new ArrayList<>(batch.size());
-            List<Settlement> written = new ArrayList<>();
-            for (Settlement settlement : batch) {
-                OpenHold hold = found.remove(settlement.requestId()); // a repeat in the same batch finds nothing
-                outcome.add(hold != null);
-                if (hold != null) {
-                    long charge = Math.min(Math.max(settlement.cost().micros(), 0), hold.amountMicros());
-                    done.add(new Settled(hold, charge));
-                    written.add(settlement);
+        List<Boolean> results;
+        try {
+            results = settlementConnection.inTransaction(connection -> {
+                done.clear();
+                Map<String, OpenHold> found = deleteHolds(connection,
+                        batch.stream().map(Settlement::requestId).distinct().toList());
+                if (!found.isEmpty()) { // repeated or swept settlements only: nothing to lock or write
+                    lockLimitedKeys(connection, found.values().stream().map(OpenHold::apiKeyId).distinct().toList());
                 }
-            }
-            addSpend(connection, done);
-            insertLedger(connection, written, done);
-            moveMoney(connection, done);
-            return outcome;
-        });
+                List<Boolean> outcome = new ArrayList<>(batch.size());
+                List<Settlement> written = new ArrayList<>();
+                for (Settlement settlement : batch) {
+                    OpenHold hold = found.remove(settlement.requestId()); // a repeat in the same batch finds nothing
+                    outcome.add(hold != null);
+                    if (hold != null) {
+                        long charge = Math.min(Math.max(settlement.cost().micros(), 0), hold.amountMicros());
+                        done.add(new Settled(hold, charge));
+                        written.add(settlement);
+                    }
+                }
+                addSpend(connection, done);
+                insertLedger(connection, written, done);
+                moveMoney(connection, done);
+                return outcome;
+            });
+        } catch (SQLException | RuntimeException e) {
+            // It may have committed unseen: its refunds would then be in the slice rows only, until reconciled.
+            slices.doubt();
+            throw e;
+        }
         Runnable hook = afterSettlementCommit;
         if (hook != null) {
             hook.run();
@@ -966,7 +973,7 @@ public class JdbcBillingLedger implements BillingLedger {
                         + "over {}); its balance slices are taken again from what the database says", instanceLease);
                 reconcileOwed = true;
             }
-            if (reconcileOwed) {
+            if (reconcileOwed || slices.inDoubt()) {
                 settling.lock();
                 try {
                     slices.reconcile();

@@ -950,6 +950,101 @@ class JdbcBillingLedgerTest {
         assertConserved(account.id(), 100_000);
     }
 
+    /**
+     * The database's transactions, except that a write can be told to lose its acknowledgement: it commits, and the
+     * caller is told it failed — as when the connection is reset while the commit's answer is on its way.
+     */
+    private static final class LostAcknowledgement implements TransactionOperations<java.sql.Connection> {
+        private final TransactionOperations<java.sql.Connection> database;
+        volatile boolean loseNext;
+
+        LostAcknowledgement(TransactionOperations<java.sql.Connection> database) {
+            this.database = database;
+        }
+
+        @Override
+        public java.sql.Connection getConnection() {
+            return database.getConnection();
+        }
+
+        @Override
+        public boolean hasConnection() {
+            return database.hasConnection();
+        }
+
+        @Override
+        public java.util.Optional<? extends io.micronaut.transaction.TransactionStatus<?>> findTransactionStatus() {
+            return database.findTransactionStatus();
+        }
+
+        @Override
+        public <R> R execute(io.micronaut.transaction.TransactionDefinition definition,
+                io.micronaut.transaction.TransactionCallback<java.sql.Connection, R> callback) {
+            R result = database.execute(definition, callback);
+            if (loseNext) {
+                loseNext = false;
+                throw new IllegalStateException("An I/O error occurred while sending to the backend (committed)");
+            }
+            return result;
+        }
+    }
+
+    /**
+     * G9's reset_peer during the return of an idle slice: the return committed, but the instance was told it
+     * failed. It must not keep that money in memory too — holds would take it, and their settlements would drive
+     * the account's reserved money below zero and fail for good (a fault audit: served requests never billed).
+     * Memory stays at or below the slice row, and a reconciliation puts the account right.
+     */
+    @Test
+    void aSliceReturnWhoseCommitWasNotAcknowledgedLeavesNoMoneyInMemoryThatTheRowLacks() {
+        Account account = newAccount(dollars("1"));
+        @SuppressWarnings("unchecked")
+        LostAcknowledgement database = new LostAcknowledgement(context.getBean(TransactionOperations.class));
+        BalanceSlices slices = new BalanceSlices(database, "lost-ack-" + UUID.randomUUID(), 250_000,
+                java.util.concurrent.ConcurrentHashMap.newKeySet(), a -> false);
+        assertTrue(slices.take(account.id(), 100_000, System.nanoTime()));
+        slices.placingEnded(account.id(), 100_000); // placed; 150,000 left unused in the slice
+        assertEquals(150_000, slices.available(account.id().value()));
+
+        database.loseNext = true;
+        assertThrows(IllegalStateException.class, () -> slices.returnIdle(0));
+
+        assertEquals(100_000, queryLong("SELECT amount_micros FROM balance_slice WHERE account_id = ?",
+                account.id().value()), "the return committed");
+        assertEquals(0, slices.available(account.id().value()), "and memory does not keep it as well");
+        assertTrue(slices.inDoubt());
+
+        slices.reconcile();
+        assertFalse(slices.inDoubt());
+        assertEquals(0, slices.available(account.id().value()));
+        assertConserved(account.id(), 1_000_000);
+    }
+
+    /** A top-up that returned the slice's remainder (the balance was short) and lost its acknowledgement: the same. */
+    @Test
+    void aTopUpWhoseCommitWasNotAcknowledgedLeavesNoMoneyInMemoryThatTheRowLacks() {
+        Account account = newAccount(dollars("0.2"));
+        @SuppressWarnings("unchecked")
+        LostAcknowledgement database = new LostAcknowledgement(context.getBean(TransactionOperations.class));
+        BalanceSlices slices = new BalanceSlices(database, "lost-ack-" + UUID.randomUUID(), 1_000_000,
+                java.util.concurrent.ConcurrentHashMap.newKeySet(), a -> false);
+        assertTrue(slices.take(account.id(), 40_000, System.nanoTime())); // the slice takes 50,000 of the 200,000
+        slices.placingEnded(account.id(), 40_000);
+        long inMemory = slices.available(account.id().value());
+        assertTrue(inMemory > 0);
+
+        database.loseNext = true; // more than the balance covers: the top-up gives the remainder back instead
+        assertThrows(IllegalStateException.class, () -> slices.take(account.id(), 10_000_000, System.nanoTime()));
+
+        assertEquals(40_000, queryLong("SELECT amount_micros FROM balance_slice WHERE account_id = ?",
+                account.id().value()), "the remainder went back: the row keeps what the placed hold took");
+        assertEquals(0, slices.available(account.id().value()), "and memory does not keep the remainder either");
+        assertTrue(slices.inDoubt());
+        slices.reconcile();
+        assertFalse(slices.inDoubt());
+        assertConserved(account.id(), 200_000);
+    }
+
     private record CappedKey(Account account, Payer payer, String first) {
     }
 
