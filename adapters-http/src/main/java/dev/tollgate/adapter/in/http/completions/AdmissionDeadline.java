@@ -3,6 +3,8 @@ package dev.tollgate.adapter.in.http.completions;
 import dev.tollgate.adapter.in.http.common.ApiErrors;
 import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.application.port.in.completions.ClientAnsweredException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.propagation.PropagatedContext;
 import io.micronaut.http.HttpRequest;
@@ -44,10 +46,14 @@ public final class AdmissionDeadline {
     private final ScheduledExecutorService timers;
     private final long timeoutNanos;
     private final Clock clock;
+    /** Requests answered at the deadline, with the other failures of completions (code service_unavailable). */
+    private final Counter expired;
 
     AdmissionDeadline(@Named(TaskExecutors.BLOCKING) Executor blocking,
             @Named("request-timers") ScheduledExecutorService timers,
-            @Value("${tollgate.admission-timeout:900ms}") Duration timeout, Clock clock) {
+            @Value("${tollgate.admission-timeout:900ms}") Duration timeout, Clock clock, MeterRegistry registry) {
+        this.expired = Counter.builder("tollgate.completion.failures").tag("code", "service_unavailable")
+                .register(registry);
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("TOLLGATE_ADMISSION_TIMEOUT must be a positive duration, was "
                     + timeout);
@@ -64,7 +70,7 @@ public final class AdmissionDeadline {
      */
     public CompletableFuture<MutableHttpResponse<?>> run(HttpRequest<?> request,
             Function<Admission, CompletableFuture<MutableHttpResponse<?>>> work) {
-        Admission admission = new Admission(request, timers, timeoutNanos, clock);
+        Admission admission = new Admission(request, timers, timeoutNanos, clock, expired);
         Runnable task = PropagatedContext.wrapCurrent(() -> admission.handle(work));
         try {
             blocking.execute(task);
@@ -85,13 +91,16 @@ public final class AdmissionDeadline {
         private final ScheduledExecutorService timers;
         private final long timeoutNanos;
         private final Clock clock;
+        private final Counter expired;
         private final CompletableFuture<MutableHttpResponse<?>> answer = new CompletableFuture<>();
         private int state = WAITING;
         private long leftNanos;
         private long sinceNanos = System.nanoTime();
         private Future<?> deadline;
 
-        private Admission(HttpRequest<?> request, ScheduledExecutorService timers, long timeoutNanos, Clock clock) {
+        private Admission(HttpRequest<?> request, ScheduledExecutorService timers, long timeoutNanos, Clock clock,
+                Counter expired) {
+            this.expired = expired;
             this.request = request;
             this.timers = timers;
             this.timeoutNanos = timeoutNanos;
@@ -102,7 +111,7 @@ public final class AdmissionDeadline {
 
         /** An admission without a deadline (a stream driven directly, in tests). */
         static Admission unbounded() {
-            return new Admission(null, null, Long.MAX_VALUE, null);
+            return new Admission(null, null, Long.MAX_VALUE, null, null);
         }
 
         private void handle(Function<Admission, CompletableFuture<MutableHttpResponse<?>>> work) {
@@ -187,6 +196,7 @@ public final class AdmissionDeadline {
                 state = TIMED_OUT;
                 deadline = null;
             }
+            expired.increment();
             String requestId = RequestIds.of(request);
             long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
             LOG.warn("{} {} ({}) not admitted within {} ms (database slow or gateway overloaded): answered 503",

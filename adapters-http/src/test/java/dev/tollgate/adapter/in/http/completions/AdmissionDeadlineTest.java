@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tollgate.application.port.in.completions.ClientAnsweredException;
 import dev.tollgate.application.port.in.completions.InsufficientQuotaException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MutableHttpResponse;
@@ -38,7 +39,9 @@ class AdmissionDeadlineTest {
 
     private final ExecutorService blocking = Executors.newCachedThreadPool();
     private final ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1);
-    private final AdmissionDeadline deadline = new AdmissionDeadline(blocking, timers, DEADLINE, Clock.systemUTC());
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final AdmissionDeadline deadline = new AdmissionDeadline(blocking, timers, DEADLINE, Clock.systemUTC(),
+            registry);
 
     {
         timers.setRemoveOnCancelPolicy(true);
@@ -101,6 +104,8 @@ class AdmissionDeadlineTest {
                 + "upstream or charged"), error.toString());
         assertTrue(waitedMillis >= DEADLINE.toMillis() && waitedMillis < 2_000, "answered at the deadline, after "
                 + waitedMillis + " ms");
+        assertEquals(1.0, registry.counter("tollgate.completion.failures", "code", "service_unavailable").count(),
+                "counted with the completions' other failures");
 
         databaseAnswers.countDown(); // the hold is placed after all
         assertTrue(admissionEnded.await(5, TimeUnit.SECONDS));

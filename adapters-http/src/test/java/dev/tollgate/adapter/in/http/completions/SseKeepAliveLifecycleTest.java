@@ -76,7 +76,8 @@ class SseKeepAliveLifecycleTest {
                 (caller, origin) -> dev.tollgate.domain.quota.RateLimitReport.NONE, new CompletionResponses(json, Clock.systemUTC(), new SseSettings(Duration.ofMillis(10), Duration.ofSeconds(60)),
                         timers, new CompletionMetrics(new SimpleMeterRegistry(), new InMemoryBillingLedger())),
                 json, new SourceAddresses(java.util.List.of(), 64),
-                new AdmissionDeadline(Runnable::run, deadlines, Duration.ofMinutes(1), Clock.systemUTC()));
+                new AdmissionDeadline(Runnable::run, deadlines, Duration.ofMinutes(1), Clock.systemUTC(),
+                        new SimpleMeterRegistry()));
     }
 
     private static HttpRequest<?> streamRequest() {
