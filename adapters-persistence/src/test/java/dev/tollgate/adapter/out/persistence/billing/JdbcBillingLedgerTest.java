@@ -989,6 +989,17 @@ class JdbcBillingLedgerTest {
         }
     }
 
+    @SuppressWarnings("unchecked")
+    private LostAcknowledgement lostAcknowledgements() {
+        return new LostAcknowledgement(context.getBean(TransactionOperations.class));
+    }
+
+    /** The slices of an instance of their own (no lease, no holds) writing through {@code database}. */
+    private static BalanceSlices slicesOver(TransactionOperations<java.sql.Connection> database, long targetMicros) {
+        return new BalanceSlices(database, "lost-ack-" + UUID.randomUUID(), targetMicros,
+                java.util.concurrent.ConcurrentHashMap.newKeySet(), a -> false);
+    }
+
     /**
      * G9's reset_peer during the return of an idle slice: the return committed, but the instance was told it
      * failed. It must not keep that money in memory too — holds would take it, and their settlements would drive
@@ -998,10 +1009,8 @@ class JdbcBillingLedgerTest {
     @Test
     void aSliceReturnWhoseCommitWasNotAcknowledgedLeavesNoMoneyInMemoryThatTheRowLacks() {
         Account account = newAccount(dollars("1"));
-        @SuppressWarnings("unchecked")
-        LostAcknowledgement database = new LostAcknowledgement(context.getBean(TransactionOperations.class));
-        BalanceSlices slices = new BalanceSlices(database, "lost-ack-" + UUID.randomUUID(), 250_000,
-                java.util.concurrent.ConcurrentHashMap.newKeySet(), a -> false);
+        LostAcknowledgement database = lostAcknowledgements();
+        BalanceSlices slices = slicesOver(database, 250_000);
         assertTrue(slices.take(account.id(), 100_000, System.nanoTime()));
         slices.placingEnded(account.id(), 100_000); // placed; 150,000 left unused in the slice
         assertEquals(150_000, slices.available(account.id().value()));
@@ -1024,10 +1033,8 @@ class JdbcBillingLedgerTest {
     @Test
     void aTopUpWhoseCommitWasNotAcknowledgedLeavesNoMoneyInMemoryThatTheRowLacks() {
         Account account = newAccount(dollars("0.2"));
-        @SuppressWarnings("unchecked")
-        LostAcknowledgement database = new LostAcknowledgement(context.getBean(TransactionOperations.class));
-        BalanceSlices slices = new BalanceSlices(database, "lost-ack-" + UUID.randomUUID(), 1_000_000,
-                java.util.concurrent.ConcurrentHashMap.newKeySet(), a -> false);
+        LostAcknowledgement database = lostAcknowledgements();
+        BalanceSlices slices = slicesOver(database, 1_000_000);
         assertTrue(slices.take(account.id(), 40_000, System.nanoTime())); // the slice takes 50,000 of the 200,000
         slices.placingEnded(account.id(), 40_000);
         long inMemory = slices.available(account.id().value());
