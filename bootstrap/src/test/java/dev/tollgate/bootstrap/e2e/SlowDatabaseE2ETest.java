@@ -22,14 +22,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Reliability goal G9 with a database that answers, only slowly: another session locks the table holds go into,
  * so a request's hold waits (longer than the admission deadline of 300 ms set here, shorter than the hold's 1 s
  * statement timeout). The client gets 503 at the deadline — not when the database finally answers — and the hold,
  * placed after all, is settled at no charge: nothing went upstream, the balance is untouched, and the request is on
- * the ledger as failed.
+ * the ledger as failed. The same on the playground billed to the caller's key, whose requests hold like {@code /v1}'s.
  */
 @MicronautTest(transactional = false)
 class SlowDatabaseE2ETest extends GatewayE2ETest {
@@ -47,6 +47,7 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
         Map<String, String> properties = super.getProperties();
         properties.put("tollgate.admission-timeout", DEADLINE_MILLIS + "ms");
         properties.put("tollgate.billing.refusal-wait", "100ms"); // must be shorter: see SettingChecks
+        properties.put("tollgate.playground.user-billed", "true");
         return properties;
     }
 
@@ -72,9 +73,10 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
         }
     }
 
+    /** The model API, as JSON and as a stream, and the playground billed to the caller's key. */
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void aHoldTheDatabaseIsSlowToPlaceIsAnswered503AtTheDeadlineAndChargedNothing(boolean stream)
+    @CsvSource({"/v1/chat/completions,false", "/v1/chat/completions,true", "/v1/public/chat/completions,false"})
+    void aHoldTheDatabaseIsSlowToPlaceIsAnswered503AtTheDeadlineAndChargedNothing(String route, boolean stream)
             throws Exception {
         Email email = newAccount(true);
         String keyName = "slow-db-" + java.util.UUID.randomUUID();
@@ -83,7 +85,7 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
         String body = BODY + (stream ? ",\"stream\":true}" : "}");
         // A first request takes the account's balance slice and caches the key: the next one needs the database
         // for its hold only.
-        assertEquals(200, post("/v1/chat/completions", key, body).status());
+        assertEquals(200, post(route, key, body).status());
         awaitNoOpenHold(keyName);
         long balance = accounts.findByEmail(email).orElseThrow().balance().micros();
 
@@ -94,7 +96,7 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
             lock.execute("LOCK TABLE request_hold IN EXCLUSIVE MODE");
             long sent = System.nanoTime();
             CompletableFuture<HttpResponse<String>> answer = HttpClient.newHttpClient().sendAsync(
-                    HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/chat/completions"))
+                    HttpRequest.newBuilder(URI.create(server.getURL() + route))
                             .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
                             .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -134,6 +136,6 @@ class SlowDatabaseE2ETest extends GatewayE2ETest {
             }
         }
         assertEquals(balance, accounts.findByEmail(email).orElseThrow().balance().micros());
-        assertEquals(200, post("/v1/chat/completions", key, body).status(), "served again once the database is");
+        assertEquals(200, post(route, key, body).status(), "served again once the database is");
     }
 }

@@ -49,6 +49,19 @@ public final class ApiErrors {
         return path.startsWith("/api/", start);
     }
 
+    /**
+     * 503 for a database that is down or too slow: nothing was done, and a client may retry in a moment
+     * ({@code Retry-After: 2}). {@code cause} says what happened; the envelope adds what it means and the request id.
+     */
+    public static MutableHttpResponse<Map<String, Object>> storeUnavailable(HttpRequest<?> request, String cause,
+            Clock clock) {
+        return respond(request, HttpStatus.SERVICE_UNAVAILABLE, cause + "; " + (isControlPlane(request)
+                        ? "nothing was changed" : "nothing was sent upstream or charged")
+                        + ". Retry in a few seconds (request id " + RequestIds.of(request) + ")",
+                genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
+                .header("Retry-After", "2");
+    }
+
     public static MutableHttpResponse<Map<String, Object>> respond(HttpRequest<?> request, HttpStatus status,
             String message, ModelError modelError, Clock clock) {
         String requestId = RequestIds.of(request);

@@ -40,12 +40,7 @@ public final class UnexpectedExceptionHandler implements ExceptionHandler<Runtim
         if (storeUnavailable(exception)) {
             LOG.warn("Database unavailable for {} {} ({}): {}", request.getMethodName(), request.getPath(), requestId,
                     exception.getMessage());
-            return ApiErrors.respond(request, HttpStatus.SERVICE_UNAVAILABLE,
-                    "The gateway's database is unavailable; " + (ApiErrors.isControlPlane(request)
-                            ? "nothing was changed" : "nothing was sent upstream or charged")
-                            + ". Retry in a few seconds (request id " + requestId + ")",
-                    ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
-                    .header("Retry-After", "2");
+            return ApiErrors.storeUnavailable(request, "The gateway's database is unavailable", clock);
         }
         if (undecodableBody(exception)) {
             String encoding = request.getHeaders().get("Content-Encoding");

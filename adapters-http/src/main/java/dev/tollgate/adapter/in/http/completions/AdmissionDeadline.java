@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.propagation.PropagatedContext;
 import io.micronaut.http.HttpRequest;
-import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.scheduling.TaskExecutors;
 import jakarta.inject.Named;
@@ -201,12 +200,8 @@ public final class AdmissionDeadline {
             long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
             LOG.warn("{} {} ({}) not admitted within {} ms (database slow or gateway overloaded): answered 503",
                     request.getMethodName(), request.getPath(), requestId, millis);
-            answer.complete(ApiErrors.respond(request, HttpStatus.SERVICE_UNAVAILABLE,
-                    "The request could not be admitted within " + millis + " ms: the gateway's database is slow or "
-                            + "unavailable, or the gateway is overloaded; nothing was sent upstream or charged. Retry "
-                            + "in a few seconds (request id " + requestId + ")",
-                    ApiErrors.genericModelError(HttpStatus.SERVICE_UNAVAILABLE, null), clock)
-                    .header("Retry-After", "2"));
+            answer.complete(ApiErrors.storeUnavailable(request, "The request could not be admitted within " + millis
+                    + " ms: the gateway's database is slow or unavailable, or the gateway is overloaded", clock));
         }
     }
 }

@@ -10,7 +10,7 @@ import dev.tollgate.application.port.in.UseCaseException;
 public final class ClientAnsweredException extends UseCaseException {
 
     public ClientAnsweredException() {
-        super("The gateway's database did not answer in time; nothing was sent upstream or charged");
+        super("The request could not be admitted in time; nothing was sent upstream or charged");
     }
 
     @Override
