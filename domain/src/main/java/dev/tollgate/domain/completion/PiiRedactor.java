@@ -125,6 +125,19 @@ public final class PiiRedactor implements UnaryOperator<String> {
     private static final Pattern PHONE_UNGROUPED = Pattern.compile("(?<![\\w+])\\+\\d(?:[ .()/-]{0,2}\\d){7,14}(?!\\w)"
             + "|(?<![\\w.-])\\(\\d{2,4}\\)\\d{6,8}(?![\\w])"
             + "|(?<![\\w.+-])(?:0[1-9]\\d{8,9}|00[1-9]\\d{7,13}|1[3-9]\\d{9})(?!\\w|[.-]\\d)");
+    /**
+     * A number of 7 to 15 digits (group 1) right after a label that says it is a phone number ({@code phone:
+     * 555 0132}, {@code mobile 5551234567}, {@code Tel. 12 34 56 78}, {@code call me at 4155552671}): the label is
+     * the mark the shapes above look for, so the digits may be written in any grouping. The label must be a word of
+     * its own ({@code Tel Aviv}, {@code hotel 12} are none) and the digits follow it at once, after an optional
+     * "number", "no.", "#" and a colon.
+     */
+    private static final Pattern PHONE_LABELLED = Pattern.compile("(?iu)(?<![\\w])(?:phone|telephone|tel\\.?|mobile"
+            + "|cell ?phone|cell|fax|whats ?app|sms|call me (?:at|on)|text me (?:at|on)|reach me (?:at|on)"
+            + "|telefon|handy|natel|t[e\u00e9]l[e\u00e9]phone|t[e\u00e9]l\\.?|portable|m[o\u00f3]vil"
+            + "|tel[e\u00e9]fono|celular|cellulare|telefono)"
+            + "(?: ?(?:number|num\\.?|no\\.?|nr\\.?|#))?(?: ?[:=#-])? ?(?:is )?"
+            + "(\\+?\\(?\\d(?:[ .()/-]{0,2}\\d){6,14})(?!\\w|[.-]\\d)");
     /** HTML numeric character references ({@code &#64;}, {@code &#x40;}) and the named one of {@code @}. */
     private static final Pattern ENTITY = Pattern.compile("&#(?:[xX]([0-9a-fA-F]{1,6})|(\\d{1,7}));|&commat;");
     /** A JSON {@code \\u} escape, as it stays in text that is itself JSON inside a string (tool-call arguments). */
@@ -286,6 +299,10 @@ public final class PiiRedactor implements UnaryOperator<String> {
         }
         search(work, PHONE, "[phone]", PiiRedactor::groupedPhone, spans);
         search(work, PHONE_UNGROUPED, "[phone]", PiiRedactor::phoneLength, spans);
+        Matcher labelledPhone = PHONE_LABELLED.matcher(work);
+        while (labelledPhone.find()) {
+            found(work, new Span(labelledPhone.start(1), labelledPhone.end(1), "[phone]"), spans);
+        }
         return spans;
     }
 

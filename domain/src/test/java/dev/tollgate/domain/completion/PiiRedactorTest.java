@@ -128,6 +128,25 @@ class PiiRedactorTest {
                 "a run of digits without a plus or trunk prefix, a decimal and a word stay");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"phone: 555 0132", "Phone 5550132", "mobile 5551234567", "my cell is 12 45 67 89 23",
+            "Tel. 12 34 56 78", "tel: 555-0132", "call me at 4155552671", "text me on 555.123.4567", "fax #4155552671",
+            "phone number: 5551234567", "WhatsApp: 61 412 345 678", "Telefon 1234567", "t\u00e9l\u00e9phone 612345678",
+            "Handy: 1761234567", "m\u00f3vil 612345678", "phone no. 5550132", "Phone\u00a0555\u00a00132"})
+    void aLabelMarksAnyGroupingOfDigitsAsAPhoneNumber(String labelled) {
+        String label = labelled.substring(0, labelled.indexOf(labelled.chars().filter(Character::isDigit)
+                .mapToObj(c -> String.valueOf((char) c)).findFirst().orElseThrow()));
+        assertEquals(label + "[phone] now", redact.apply(labelled + " now"), labelled);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Tel Aviv 1234567 residents", "hotel 1234567", "cell A1 to 1234567", "SMS code 123456",
+            "call me at 10:30", "phone 12 34 56 (six digits)", "telephone poles 12 34", "cellular 12", "fax 2024",
+            "the phone 12345 ext", "mobile version 1.2.3.4.5.6.7"})
+    void withoutDigitsOfAPhoneRightAfterItsLabelTheTextStays(String text) {
+        assertEquals(text, redact.apply(text));
+    }
+
     @Test
     void personalDataInLookAlikeCharactersIsReplaced() {
         assertEquals("mail [email]", redact.apply("mail ann\uff20example.com"), "fullwidth at sign");
