@@ -114,7 +114,7 @@ public final class AdminCommand implements Callable<Integer> {
 
     static KeyName name(CommandSpec spec, String value) {
         try {
-            return new KeyName(value);
+            return KeyName.chosen(value);
         } catch (DomainRuleViolation e) {
             throw new ParameterException(spec.commandLine(), "--name: " + e.getMessage());
         }

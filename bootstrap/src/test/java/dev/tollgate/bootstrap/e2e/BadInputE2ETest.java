@@ -235,7 +235,9 @@ class BadInputE2ETest extends GatewayE2ETest {
                 // A four-digit year here, but year 10000 in UTC, which is what is stored and shown.
                 "9999-12-31T23:30:00-05:00",
                 // An audit: second 60 in the local minute 59 under a half-hour offset is 00:29:60 UTC — no such time.
-                "2030-07-01T05:59:60+05:30", "2030-06-30T23:59:60-00:45")) {
+                "2030-07-01T05:59:60+05:30", "2030-06-30T23:59:60-00:45",
+                // An audit: 22:59:60 UTC, and 23:59:60 UTC on a day that does not end a month — no leap second.
+                "2030-12-31T23:59:60+01:00", "2030-06-15T23:59:60Z")) {
             String body = "{\"name\":\"x\",\"expires_at\":\"" + value + "\"}";
             Reply created = post("/api/v1/keys", gpm, body);
             assertManagementError(created, 400, null);
@@ -260,6 +262,27 @@ class BadInputE2ETest extends GatewayE2ETest {
             Reply created = createKey(gpm, "{\"name\":\"x\",\"expires_at\":\"" + c.sent() + "\"}");
             assertEquals(c.stored(), created.data().get("expires_at"), c.sent());
         }
+    }
+
+    @Test
+    void aNameHoldingAKeyIsRefusedSoNoReaderOfTheListSeesIt() {
+        String gpm = readWriteKey();
+        Map<String, Object> created = createKey(gpm, "{\"name\":\"target\"}").data();
+        String hash = (String) created.get("hash");
+        // An audit stored a raw key as a name; list and get then showed it to every read-only management key.
+        for (String name : List.of("my gp-STrZf8yomrIyTI353QlsuITOc04jmLxE0IGFol", "gpm-abcdefghijklmnop",
+                "old key gp-0123456789abcdefXYZ copy")) {
+            Reply refused = post("/api/v1/keys", gpm, "{\"name\":\"" + name + "\"}");
+            assertManagementError(refused, 400, null);
+            assertTrue(refused.error().get("message").toString().startsWith("name must not contain an API key"),
+                    refused.raw().body());
+            assertFalse(refused.raw().body().contains(name.substring(name.indexOf("gp"))), "not echoed");
+            assertManagementError(patch("/api/v1/keys/" + hash, gpm, "{\"name\":\"" + name + "\"}"), 400, null);
+        }
+        for (String name : List.of("gp-production", "gpm-rotation 2026", "acme/gp-turbo batch", "gp-0123456789abcde")) {
+            assertEquals(name, createKey(gpm, "{\"name\":\"" + name + "\"}").data().get("name"), name);
+        }
+        assertEquals("target", get("/api/v1/keys/" + hash, gpm).data().get("name"), "nothing was changed");
     }
 
     @Test

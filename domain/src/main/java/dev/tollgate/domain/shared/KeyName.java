@@ -42,6 +42,22 @@ public record KeyName(String value) {
     }
 
     /**
+     * A name as a caller chose it: the rules above, and no key in it. A name is shown to every reader of the account's
+     * keys (read-only management keys, the dashboard), while a raw key is shown once (reliability goal G10): a name
+     * holding a key, or a piece of one long enough to matter, is refused rather than stored. Names read back from
+     * storage are built with the constructor, so one stored before this rule still reads.
+     */
+    public static KeyName chosen(String value) {
+        KeyName name = new KeyName(value);
+        if (RawKey.pieceIn(name.value)) {
+            throw new DomainRuleViolation("name", "name must not contain an API key (gp- or gpm- followed by "
+                    + RawKey.PIECE_LENGTH + " or more letters or digits): a name is shown to everyone who can read "
+                    + "the account's keys, a key only once; name the key after what it is for");
+        }
+        return name;
+    }
+
+    /**
      * Without spaces of any kind around it (no-break and zero-width ones too, which {@link String#strip} keeps): a
      * name padded with them would show as another key's.
      */

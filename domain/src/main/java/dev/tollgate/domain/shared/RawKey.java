@@ -27,12 +27,12 @@ public final class RawKey {
     private static final java.util.regex.Pattern KEY_START =
             java.util.regex.Pattern.compile("(?<![A-Za-z0-9])" + PREFIXES + "[A-Za-z0-9]");
     /**
-     * A key, or a piece of one long enough to matter: a prefix and {@value #SHOWN_PIECE} or more base62 characters
+     * A key, or a piece of one long enough to matter: a prefix and {@value #PIECE_LENGTH} or more base62 characters
      * (a message that cuts what it quotes after 32 still shows that many), wherever it stands.
      */
-    private static final int SHOWN_PIECE = 16;
+    public static final int PIECE_LENGTH = 16;
     private static final java.util.regex.Pattern KEY_PIECE =
-            java.util.regex.Pattern.compile(PREFIXES + "[A-Za-z0-9]{" + SHOWN_PIECE + ",}");
+            java.util.regex.Pattern.compile(PREFIXES + "[A-Za-z0-9]{" + PIECE_LENGTH + ",}");
 
     private final KeyKind kind;
     private final String value;
@@ -59,8 +59,13 @@ public final class RawKey {
         return text != null && KEY_START.matcher(text).find();
     }
 
+    /** Whether {@code text} holds a key, or a piece of one of {@value #PIECE_LENGTH} or more characters after its prefix. */
+    public static boolean pieceIn(String text) {
+        return text != null && text.contains("gp") && KEY_PIECE.matcher(text).find();
+    }
+
     /**
-     * {@code text} with every key, and every piece of one of {@value #SHOWN_PIECE} or more characters after its prefix,
+     * {@code text} with every key, and every piece of one of {@value #PIECE_LENGTH} or more characters after its prefix,
      * replaced by its prefix and {@code [masked]} (a shorter run, such as a model id {@code acme/gp-turbo}, stays).
      */
     public static String maskedIn(String text) {

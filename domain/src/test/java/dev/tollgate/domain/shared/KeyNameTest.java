@@ -2,6 +2,9 @@ package dev.tollgate.domain.shared;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,6 +16,20 @@ class KeyNameTest {
         DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> new KeyName(value));
         assertEquals("name", violation.field());
         return violation;
+    }
+
+    @Test
+    void aChosenNameHoldsNoKeyNorAPieceOfOneButAStoredOneStillReads() {
+        String key = RawKey.generate(KeyKind.REGULAR, new java.util.Random(7)).reveal();
+        for (String value : List.of(key, "copy of " + key, "gpm-0123456789abcdef", "x gp-ABCDEFGHIJKLMNOPQRS")) {
+            DomainRuleViolation violation = assertThrows(DomainRuleViolation.class, () -> KeyName.chosen(value));
+            assertEquals("name", violation.field());
+            assertTrue(violation.getMessage().startsWith("name must not contain an API key"), violation.getMessage());
+        }
+        for (String value : List.of("gp-production", "acme/gp-turbo", "gp-0123456789abcde", "gpx-0123456789abcdefgh")) {
+            assertEquals(value, KeyName.chosen(value).value());
+        }
+        assertEquals(key, new KeyName(key).value(), "a name stored before the rule is still read");
     }
 
     @Test

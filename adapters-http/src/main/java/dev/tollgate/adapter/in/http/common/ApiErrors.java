@@ -110,7 +110,8 @@ public final class ApiErrors {
     /** A number as a person typed it, short, for a message: plain digits when that stays short, else scientific. */
     public static String shown(BigDecimal value) {
         String plain = value.toPlainString();
-        return plain.length() <= 24 ? plain : value.toString().replace('E', 'e'); // as JSON writes it
+        // Long ones as JSON writes them, without the zeros a client padded them with (1.000e-41 as 1e-41).
+        return plain.length() <= 24 ? plain : value.stripTrailingZeros().toString().replace('E', 'e');
     }
 
     /** Text a client sent, quoted back in a message: cut after {@code max} characters so the message stays short. */

@@ -163,10 +163,10 @@ public final class JsonObjectBody {
         if (limit.startsWith("Document nesting depth") || limit.contains("nesting")) {
             return "The request body nests objects and arrays more than " + MAX_NESTING + " levels deep";
         }
-        // The parser counts the digits before and after the decimal point apart (a 66-character 1.000…1 with 65
-        // decimals is refused, a 66-character one with an exponent is not).
-        return "A number in the request body has more than " + MAX_NUMBER_LENGTH + " digits before or after its "
-                + "decimal point; no value of this API needs that many";
+        // The parser counts the digits before and after the decimal point together, not the sign, the point or
+        // the exponent (0. and 64 ones is refused, 1. and 63 ones with e5 is not).
+        return "A number in the request body has more than " + MAX_NUMBER_LENGTH + " digits (before and after its "
+                + "decimal point together); no value of this API needs that many";
     }
 
     /**

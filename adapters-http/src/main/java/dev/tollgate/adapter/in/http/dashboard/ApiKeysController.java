@@ -205,7 +205,7 @@ public class ApiKeysController {
 
     private static KeyName name(Map<String, String> form) {
         try {
-            return new KeyName(form.getOrDefault("name", ""));
+            return KeyName.chosen(form.getOrDefault("name", ""));
         } catch (DomainRuleViolation e) {
             throw new KeyForms.FieldError(DashboardPages.sentence(e));
         }

@@ -91,7 +91,7 @@ public class ManagementKeysController {
         String typed = form.getOrDefault("name", "");
         KeyName name;
         try {
-            name = new KeyName(typed);
+            name = KeyName.chosen(typed);
         } catch (DomainRuleViolation e) {
             return page(HttpStatus.BAD_REQUEST, request, visitor,
                     Map.of("error", DashboardPages.sentence(e), "name", typed));

@@ -66,7 +66,7 @@ final class KeyRequests {
             throw new InvalidRequestException("name", "name is required: a display name of 1 to "
                     + KeyName.MAX_LENGTH + " characters");
         }
-        KeyName name = new KeyName(body.string("name"));
+        KeyName name = KeyName.chosen(body.string("name"));
         Usd limit = body.has("limit") && !body.isNull("limit") ? limit(body) : null;
         if (body.has("limit_reset") && !body.has("limit")) {
             // §4.1 rule 2, whatever the value: a period, or null / "" for none, is still limit_reset sent.
@@ -80,7 +80,7 @@ final class KeyRequests {
     static ApiKeyChanges update(JsonObjectBody body) {
         requireKnownFields(body, UPDATE_FIELDS);
         FieldChange<KeyName> name = body.has("name")
-                ? (body.isNull("name") ? FieldChange.clear() : FieldChange.set(new KeyName(body.string("name"))))
+                ? (body.isNull("name") ? FieldChange.clear() : FieldChange.set(KeyName.chosen(body.string("name"))))
                 : FieldChange.keep();
         FieldChange<Boolean> disabled = body.has("disabled")
                 ? (body.isNull("disabled") ? FieldChange.clear() : FieldChange.set(body.bool("disabled")))
@@ -190,8 +190,8 @@ final class KeyRequests {
             if (shape.group(2) != null && shape.group(2).length() > 10) {
                 typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
             }
-            // RFC 3339 has a leap second (second 60, in the minute 59 of UTC — not of the local time under an offset
-            // of 5:30) and offsets up to ±23:59, Java neither: the leap second is the instant after :59, and an
+            // RFC 3339 has a leap second (second 60, after 23:59:59 UTC on the last day of a month, where the IERS
+            // inserts them — not after 23:59:59 of the local time under an offset of 5:30) and offsets up to ±23:59, Java neither: the leap second is the instant after :59, and an
             // offset beyond Java's ±18:00 is applied by hand to the same time read at UTC.
             long leap = 0;
             if (typed.length() > 18 && typed.charAt(16) == ':' && typed.startsWith("60", 17)) {
@@ -212,8 +212,8 @@ final class KeyRequests {
                 }
             }
             Instant instant = OffsetDateTime.parse(typed, TIMESTAMP).toInstant().minusSeconds(offsetSeconds);
-            if (leap == 1 && instant.atOffset(java.time.ZoneOffset.UTC).getMinute() != 59) {
-                throw new DateTimeParseException("a second 60 outside a UTC minute 59", typed, 17);
+            if (leap == 1 && !lastSecondOfAMonth(instant)) {
+                throw new DateTimeParseException("a second 60 outside 23:59 UTC on a month's last day", typed, 17);
             }
             instant = instant.plusSeconds(leap);
             // The four-digit year is the stored (UTC) one: 9999-12-31T23:30:00-05:00 is already in year 10000.
@@ -227,6 +227,14 @@ final class KeyRequests {
                     + "four-digit year and a time zone, of a date and time that exist, e.g. 2030-01-31T23:59:59Z, "
                     + "got '" + ApiErrors.shown(value, 64) + "'");
         }
+    }
+
+
+    /** Whether {@code instant} is 23:59:59 UTC on the last day of a month: the only second a leap second follows. */
+    private static boolean lastSecondOfAMonth(Instant instant) {
+        java.time.OffsetDateTime utc = instant.atOffset(java.time.ZoneOffset.UTC);
+        return utc.getHour() == 23 && utc.getMinute() == 59 && utc.getSecond() == 59
+                && utc.plusDays(1).getDayOfMonth() == 1;
     }
 
 }

@@ -23,6 +23,15 @@ class ApiErrorsTest {
         assertFalse(ApiErrors.isControlPlane(path), path);
     }
 
+    /** A number quoted back as the client may read it: plain while short, else as JSON writes it, unpadded. */
+    @org.junit.jupiter.api.Test
+    void numbersQuotedBackArePlainWhileShortAndWithoutPaddingWhenLong() {
+        org.junit.jupiter.api.Assertions.assertEquals("0.0000001", ApiErrors.shown(new java.math.BigDecimal("1e-7")));
+        org.junit.jupiter.api.Assertions.assertEquals("1e-41",
+                ApiErrors.shown(new java.math.BigDecimal("1.00000000000000000000e-41")));
+        org.junit.jupiter.api.Assertions.assertEquals("1.5e+40", ApiErrors.shown(new java.math.BigDecimal("1.50e40")));
+    }
+
     /** G10: a key a client sent in a field's value or name is not quoted back in either surface's error. */
     @org.junit.jupiter.api.Test
     void keysQuotedInAMessageAreMaskedInBothEnvelopes() {
