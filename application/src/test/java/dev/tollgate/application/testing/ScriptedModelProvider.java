@@ -193,7 +193,12 @@ public final class ScriptedModelProvider implements ModelProvider {
 
         /** The answer is complete; the provider's usage report may still follow (OpenAI's finishing chunk). */
         public synchronized Call finishReason(String reason) {
-            listener.onFinishReason(reason);
+            return finishReason(reason, null);
+        }
+
+        /** The finishing chunk, with the usage the provider reported in it (or before). */
+        public synchronized Call finishReason(String reason, TokenUsage usageSoFar) {
+            listener.onFinishReason(reason, usageSoFar);
             return this;
         }
 

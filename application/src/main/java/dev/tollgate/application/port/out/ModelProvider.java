@@ -90,10 +90,11 @@ public interface ModelProvider {
 
         /**
          * The answer is complete with this finish reason; only the provider's usage report may still follow. A
-         * provider that then sends nothing more (no usage, no end of stream) is finished with the gateway's count
-         * after a short wait, rather than failed at the idle timeout after a whole answer.
+         * provider that then sends nothing more (no usage, no end of stream) is finished after a short wait with
+         * {@code usageSoFar} — the usage it reported with its answer (some put it in the finishing chunk), or, when
+         * {@code null}, the gateway's count — rather than failed at the idle timeout after a whole answer.
          */
-        default void onFinishReason(String finishReason) {
+        default void onFinishReason(String finishReason, TokenUsage usageSoFar) {
         }
 
         void onFailure(UpstreamFailure failure);

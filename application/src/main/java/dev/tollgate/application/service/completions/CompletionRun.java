@@ -91,6 +91,8 @@ final class CompletionRun implements RunningCompletion {
     private boolean bodyBegan;
     /** The finish reason the provider gave while its usage report may still follow, or null. */
     private String finishedAwaitingUsage;
+    /** The usage the provider reported with its finished answer, if any: billed when no later report comes. */
+    private TokenUsage usageSoFar;
     /** How long a finished answer waits for the provider's usage report before it is finished with the count. */
     static final Duration USAGE_WAIT = Duration.ofSeconds(5);
     private long idleExtensionNanos;
@@ -140,6 +142,7 @@ final class CompletionRun implements RunningCompletion {
         idleArmed = false;
         bodyBegan = false;
         finishedAwaitingUsage = null;
+        usageSoFar = null;
         armTimer(ctx.settings().firstByteTimeout(), listener, "did not start answering within "
                 + readable(ctx.settings().firstByteTimeout()));
         ModelProvider provider = ctx.providers().byName(route.provider().value()).orElseThrow();
@@ -193,10 +196,10 @@ final class CompletionRun implements RunningCompletion {
                 return;
             }
             if (finishedAwaitingUsage != null) {
-                // A whole answer whose usage report never came: finished with the gateway's count, not failed;
-                // the call is closed below, outside the lock.
+                // A whole answer whose usage report never came: finished with the usage it came with, else the
+                // gateway's count, not failed; the call is closed below, outside the lock.
                 abandoned = call;
-                listener.onFinish(finishedAwaitingUsage, null);
+                listener.onFinish(finishedAwaitingUsage, usageSoFar);
             } else {
                 if (idleArmed && clientHolds) {
                     // Silent because the client holds the answer back: not the provider's silence. The client's own
@@ -204,20 +207,19 @@ final class CompletionRun implements RunningCompletion {
                     armTimer(ctx.settings().idleTimeout(), listener, what);
                     return;
                 }
-                if ((idleArmed || bodyBegan) && idleExtensionNanos > 0) {
-                    // Output came since it was armed (not idle yet), or, before any output, the provider showed it
-                    // is there less than an idle timeout ago: the wait for the first output ends at the later of the
-                    // two.
+                if (idleArmed && idleExtensionNanos > 0) {
+                    // Output came since it was armed: not idle yet.
                     armTimer(idleExtensionNanos, listener, what);
                     return;
                 }
                 abandoned = call;
-                // Fallback is for a provider that never started answering (the first-byte timer, nothing of a body
-                // came); one that started and then went silent ends the request, so the idle timeout releases the
-                // hold on time instead of starting the model's routes over.
+                // No output within the first-byte timeout — whatever else the body held (a role chunk, Anthropic's
+                // message_start, pings, keep-alive comments, which would otherwise keep a stuck provider waited for
+                // until the maximum duration: an audit): nothing of this provider reached the client, so it is
+                // retried or the next route is tried. A provider that went silent after output ends the request.
                 String silence = !idleArmed && bodyBegan ? "began its answer but sent no output within "
-                        + readable(ctx.settings().firstByteTimeout()) + ", then " + idleMessage() : what;
-                listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed && !bodyBegan, false, null,
+                        + readable(ctx.settings().firstByteTimeout()) : what;
+                listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed, false, null,
                         "provider " + route.provider() + " " + silence));
             }
         }
@@ -579,11 +581,11 @@ final class CompletionRun implements RunningCompletion {
 
         /**
          * Bytes of the provider's body that hold no output (a keep-alive comment, a ping, a role chunk). Once
-         * output has begun they restart the idle timeout. Before it the first-byte timeout keeps counting to the
-         * first output, and ends no earlier than an idle timeout after the last of them: a provider that sends a
-         * role chunk at once and its first token after a minute of thought (G14: a TTFT of 60 s) is not cut off by
-         * the idle timeout, and one that keeps sending keep-alives while it thinks is waited for. (Its status line
-         * alone is no body: an audit, 2026-11-29, found the idle timeout running from the headers.)
+         * output has begun they restart the idle timeout. Before it they change nothing: the first-byte timeout
+         * counts to the first output, so a provider that sends a role chunk at once and its first token after a
+         * minute of thought (G14: a TTFT of 60 s) is not cut off by the idle timeout, and one that sends only pings
+         * is replaced when the first-byte timeout runs out. (Its status line alone is no body: an audit,
+         * 2026-11-29, found the idle timeout running from the headers.)
          */
         @Override
         public void onFirstByte() {
@@ -596,10 +598,6 @@ final class CompletionRun implements RunningCompletion {
                     return;
                 }
                 bodyBegan = true;
-                if (timer != null) {
-                    idleExtensionNanos = Math.max(idleExtensionNanos,
-                            ctx.settings().idleTimeout().toNanos() - timer.getDelay(TimeUnit.NANOSECONDS));
-                }
             }
         }
 
@@ -705,12 +703,13 @@ final class CompletionRun implements RunningCompletion {
         }
 
         @Override
-        public void onFinishReason(String finishReason) {
+        public void onFinishReason(String finishReason, TokenUsage usageSoFar) {
             synchronized (CompletionRun.this) {
                 if (done || this != current) {
                     return;
                 }
                 finishedAwaitingUsage = finishReason;
+                CompletionRun.this.usageSoFar = usageSoFar;
                 Duration wait = ctx.settings().idleTimeout().compareTo(USAGE_WAIT) < 0 ? ctx.settings().idleTimeout()
                         : USAGE_WAIT;
                 armTimer(wait, this, idleMessage());

@@ -1777,23 +1777,26 @@ class ChatCompletionServiceTest {
             assertTrue(beta.calls().isEmpty());
         }
 
-        /** Keep-alives before the first output stretch the wait past the first-byte timeout, an idle timeout each. */
+        /** Pings and keep-alives before the first output do not stretch the wait past the first-byte timeout. */
         @Test
-        void keepAlivesBeforeTheFirstOutputKeepTheWaitGoingPastTheFirstByteTimeout() {
+        void keepAlivesBeforeTheFirstOutputDoNotKeepAStuckProviderWaitedForPastTheFirstByteTimeout() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
-            for (int i = 0; i < 6; i++) { // 90 s of keep-alives against a 30 s first-byte timeout
-                timers.advance(Duration.ofSeconds(15));
+            call.firstByte(); // a role chunk or Anthropic's message_start
+            for (int i = 0; i < 5; i++) { // then a ping every 5 s
+                timers.advance(Duration.ofSeconds(5));
                 call.firstByte();
             }
-            assertNull(started.observer().failure);
-            timers.advance(settings.idleTimeout().minusMillis(1));
-            assertNull(started.observer().failure, "an idle timeout after the last keep-alive");
+            timers.advance(settings.firstByteTimeout().minusSeconds(25).minusMillis(1));
+            assertTrue(beta.calls().isEmpty(), "waited for until the first-byte timeout");
             timers.advance(Duration.ofMillis(1));
-            CompletionFailure failure = started.observer().failure;
-            assertNotNull(failure, "silent for an idle timeout after the first-byte timeout: ended");
-            assertTrue(beta.calls().isEmpty(), "it had begun its body: no fallback");
-            assertEquals(Usd.ZERO, settledRow(started.requestId()).cost(), "no output, no charge");
+            // An audit: pings every second kept such a request waiting until its maximum duration (14 minutes by
+            // default), its hold and slot taken, while the next route was never tried.
+            assertTrue(call.cancelled(), "no output within the first-byte timeout: the stuck call is closed");
+            assertEquals(1, beta.calls().size(), "nothing of alpha reached the client: the next route answers");
+            beta.onlyCall().firstByte().delta("ok").finish("stop", new TokenUsage(3, 1));
+            assertEquals(List.of("started:beta", "delta", "complete"), started.observer().events);
+            assertEquals("completed", settledRow(started.requestId()).status());
         }
 
         /**
@@ -1842,6 +1845,19 @@ class ChatCompletionServiceTest {
             assertEquals("completed", settledRow(started.requestId()).status());
         }
 
+        /** An audit: the usage came in the finishing chunk, then the connection was held open; it was dropped. */
+        @Test
+        void aWholeAnswerHeldOpenIsBilledWithTheUsageItsFinishingChunkCarried() {
+            Started started = start("test/solo", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a").finishReason("stop", new TokenUsage(11, 5));
+            timers.advance(CompletionRun.USAGE_WAIT);
+
+            assertEquals(new TokenUsage(11, 5), started.observer().result.usage());
+            blocking.runAll();
+            assertEquals(new TokenUsage(11, 5), settledRow(started.requestId()).usage());
+        }
+
         @Test
         void aUsageReportAfterTheFinishingChunkIsTheOneBilled() {
             Started started = start("test/solo", 100);
@@ -1870,25 +1886,41 @@ class ChatCompletionServiceTest {
         }
 
         @Test
-        void anUpstreamThatStartedAnsweringThenWentSilentEndsTheRequestWithoutFallingBack() {
+        void anUpstreamThatBeganItsBodyThenWentSilentBeforeAnyOutputIsReplacedAtTheFirstByteTimeout() {
             Started started = start("test/pair", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
             call.firstByte(); // a role chunk, then nothing
             timers.advance(settings.firstByteTimeout().minusMillis(1));
-            assertNull(started.observer().failure, "the wait for the first output is the first-byte timeout");
+            assertTrue(beta.calls().isEmpty(), "the wait for the first output is the first-byte timeout");
             timers.advance(Duration.ofMillis(1));
 
-            CompletionFailure failure = started.observer().failure;
-            assertNotNull(failure, "the first-byte timeout ends the request on time");
-            assertTrue(failure.status() >= 500, failure.toString());
-            assertTrue(failure.message().contains("went silent"), failure.message());
             assertTrue(call.cancelled());
-            assertTrue(beta.calls().isEmpty(), "no fallback once the upstream's first byte arrived");
-            timers.advance(Duration.ofMinutes(5));
-            assertEquals(1, alpha.calls().size(), "and no retry either");
+            assertEquals(1, beta.calls().size(), "no output from alpha: the next route is tried");
+            beta.onlyCall().fail(503, false, false, null);
+            timers.advance(Duration.ofMinutes(10));
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "every route failed");
+            assertTrue(failure.status() >= 500, failure.toString());
             assertEquals("failed", settledRow(started.requestId()).status());
             assertEquals(Usd.ZERO, settledRow(started.requestId()).cost(), "no output, no charge");
             assertEquals(OPENING_BALANCE, available(), "the hold is released");
+        }
+
+        @Test
+        void anUpstreamThatWentSilentAfterOutputEndsTheRequestWithoutFallingBack() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            timers.advance(settings.idleTimeout());
+
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "the idle timeout ends the request on time");
+            assertTrue(failure.message().contains("went silent"), failure.message());
+            assertTrue(call.cancelled());
+            assertTrue(beta.calls().isEmpty(), "no fallback once output reached the client");
+            timers.advance(Duration.ofMinutes(5));
+            assertEquals(1, alpha.calls().size(), "and no retry either");
+            assertEquals("failed", settledRow(started.requestId()).status());
         }
 
         @Test

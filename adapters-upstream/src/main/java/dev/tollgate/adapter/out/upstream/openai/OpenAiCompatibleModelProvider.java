@@ -283,7 +283,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
             if (chunk.finishReason() != null) {
                 finishReason = finishReason(chunk.finishReason());
-                listener.onFinishReason(finishReason); // only the usage chunk and [DONE] may follow
+                listener.onFinishReason(finishReason, usage); // only the usage chunk and [DONE] may follow
             } else if (finishReason != null && chunk.hasUsage() && !output) {
                 // The usage chunk that follows the finishing one is the answer's last: it is complete, whether or not
                 // [DONE] follows (an audit: a server that sent it and then held the connection open had a whole
