@@ -109,9 +109,6 @@ final class CompletionRun implements RunningCompletion {
 
     /** Longest wait for a cancelled upstream call to close before the request is settled without it. */
     static final long DRAIN_LIMIT_MILLIS = 1000;
-    /** The longest Retry-After a client is given when every provider is at capacity. */
-    static final long CLIENT_RETRY_AFTER_CAP_SECONDS = 60;
-
     CompletionRun(Context ctx, CompletionObserver observer) {
         this.ctx = ctx;
         this.observer = observer;
@@ -785,10 +782,10 @@ final class CompletionRun implements RunningCompletion {
             }
             boolean noneLeft = nextRoute(0) < 0;
             if (allRateLimited && rateLimitSeen) {
-                // Never tell a client to come back early, nor later than a minute (the openai SDK sleeps whatever
-                // it is told): the soonest any provider said it would take requests again.
-                long retryAfter = soonestHint == null ? 1 : Math.min(CLIENT_RETRY_AFTER_CAP_SECONDS,
-                        Math.max(1, (soonestHint.toMillis() + 999) / 1000));
+                // Never tell a client to come back early: the soonest any provider said it would take requests
+                // again, exactly (sdk-contract.md: accurate). A wait too long to sleep through inside a call is
+                // marked so by the HTTP adapter (x-should-retry: false), as the traffic limits' long waits are.
+                long retryAfter = soonestHint == null ? 1 : Math.max(1, (soonestHint.toMillis() + 999) / 1000);
                 finishWithFailure(new CompletionFailure(429, "rate_limit_error", "transfer_agent_capacity_reached",
                         "Every provider of this model is at capacity; retry after " + retryAfter + " s",
                         retryAfter, false), TokenUsage.NONE, "failed");

@@ -26,6 +26,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.server.exceptions.ExceptionHandler;
 import jakarta.inject.Singleton;
@@ -77,11 +78,7 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             // Accurate: the openai SDK sleeps whatever it is told (sdk-contract.md). A wait longer than a client's
             // small retry budget (a distinct-source set stays full for up to an hour) is not one to sleep through
             // inside a call: such a refusal says so, and the client decides when to come back.
-            long wait = limited.refusal().retryAfterSeconds();
-            response.header("Retry-After", Long.toString(wait));
-            if (wait > LONGEST_WAIT_TO_RETRY_SECONDS) {
-                response.header("x-should-retry", "false");
-            }
+            retryAfter(response, limited.refusal().retryAfterSeconds());
         } else if (exception instanceof TrafficLimitsUnavailableException) {
             response.header("Retry-After", "1");
         } else if (exception instanceof CatalogUnavailableException || exception instanceof ClientAnsweredException) {
@@ -89,6 +86,18 @@ public final class UseCaseExceptionHandler implements ExceptionHandler<UseCaseEx
             response.header("Retry-After", "2");
         }
         return response;
+    }
+
+    /**
+     * {@code Retry-After} as it is, and for a wait longer than {@link #LONGEST_WAIT_TO_RETRY_SECONDS} also
+     * {@code x-should-retry: false}: the openai SDK sleeps whatever it is told (sdk-contract.md), and a wait of an
+     * hour is not one to sleep through inside a call — the client decides when to come back.
+     */
+    public static void retryAfter(MutableHttpResponse<?> response, long seconds) {
+        response.header("Retry-After", Long.toString(seconds));
+        if (seconds > LONGEST_WAIT_TO_RETRY_SECONDS) {
+            response.header("x-should-retry", "false");
+        }
     }
 
     static HttpStatus statusOf(UseCaseException exception) {

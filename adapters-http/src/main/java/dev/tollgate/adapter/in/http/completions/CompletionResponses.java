@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.completions;
 
 import dev.tollgate.adapter.in.http.common.ApiErrors;
+import dev.tollgate.adapter.in.http.common.UseCaseExceptionHandler;
 import dev.tollgate.adapter.in.http.common.ClientConnection;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.RequestIds;
@@ -155,7 +156,7 @@ public final class CompletionResponses {
         MutableHttpResponse<?> response = ApiErrors.respond(request, HttpStatus.valueOf(failure.status()),
                 failure.message(), new ApiErrors.ModelError(failure.type(), failure.code(), failure.param()), clock);
         if (failure.retryAfterSeconds() > 0) {
-            response.header("Retry-After", Long.toString(failure.retryAfterSeconds()));
+            UseCaseExceptionHandler.retryAfter(response, failure.retryAfterSeconds());
         }
         // A provider that failed part-way through a JSON answer is billed for what it produced, and the 502 still
         // says nothing against retrying: §7.2's client action for a 5xx is a retry with bounded backoff.

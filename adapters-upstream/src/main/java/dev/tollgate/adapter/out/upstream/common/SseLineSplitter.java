@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * Upstream adapter support: cuts an HTTP body into lines (LF, CRLF or CR, as SSE allows) as its bytes arrive. A line longer
+ * Upstream adapter support: cuts an HTTP body into lines (LF, CRLF or CR, as SSE allows; a leading byte order mark
+ * dropped) as its bytes arrive. A line longer
  * than {@value #MAX_LINE} bytes is refused instead of growing without bound (G15). Not thread-safe: one body, read
  * on one event loop.
  */
@@ -20,6 +21,7 @@ public final class SseLineSplitter {
     private final Consumer<String> lines;
     private final ByteArrayOutputStream current = new ByteArrayOutputStream();
     private boolean afterCr;
+    private boolean firstLine = true;
 
     SseLineSplitter(Consumer<String> lines) {
         this.lines = lines;
@@ -65,6 +67,12 @@ public final class SseLineSplitter {
     private void emit() {
         String line = current.toString(StandardCharsets.UTF_8);
         current.reset();
+        if (firstLine) {
+            firstLine = false;
+            if (line.startsWith("\uFEFF")) {
+                line = line.substring(1); // a byte order mark starts the stream, not its first line (SSE: stripped)
+            }
+        }
         lines.accept(line);
     }
 }

@@ -183,6 +183,12 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             "content_filter", "function_call");
 
     /**
+     * Finish reasons that say the answer failed rather than ended: vLLM's {@code abort} (the engine dropped the
+     * request) and {@code error}. Passing them on as {@code stop} would make a cut-short answer look whole.
+     */
+    private static final java.util.Set<String> FAILED_FINISH_REASONS = java.util.Set.of("error", "abort");
+
+    /**
      * A server's finish reason in OpenAI's terms: OpenAI's own as they are; a length cap by another name
      * ({@code max_tokens}, {@code model_length}) is {@code length}, {@code tool_use} is {@code tool_calls}, and any
      * other (TGI's {@code eos_token}, {@code end_turn}, …) an ordinary {@code stop}.
@@ -203,6 +209,8 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         private final OpenAiChunk.ToolCallIndexes toolIndexes = new OpenAiChunk.ToolCallIndexes();
         private String finishReason;
         private TokenUsage usage;
+        /** The current event was named {@code error} ({@code event: error}): its data is an error, whatever its shape. */
+        private boolean errorEvent;
 
         StreamDecoder(UpstreamListener listener) {
             super(name, listener, http.clock());
@@ -219,13 +227,16 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                 if (chunk != null) {
                     handle(chunk);
                 }
+                errorEvent = false;
                 return;
             }
             if (!line.startsWith("data:")) {
                 if (line.startsWith(":")) {
                     alive(); // a keep-alive comment
+                } else if (line.startsWith("event:")) {
+                    errorEvent = line.substring(6).strip().equals("error");
                 }
-                return; // event names
+                return; // other fields (id, retry)
             }
             String data = line.substring(5).strip();
             if (!dataPending()) {
@@ -237,6 +248,16 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                     finish(finishReason == null ? "stop" : finishReason, usage);
                     return;
                 }
+                if (errorEvent) {
+                    // An event named error: its data is the error, in OpenAI's shape or not ({"message": …}, text).
+                    OpenAiChunk chunk = errorChunk(data);
+                    if (chunk != null) {
+                        handle(chunk);
+                    } else {
+                        reportedError(502, false, data);
+                    }
+                    return;
+                }
             }
             OpenAiChunk chunk = readData(data, text -> OpenAiChunk.read(text, toolIndexes));
             if (chunk != null) {
@@ -244,7 +265,22 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
         }
 
+        /** The data of an error event as a chunk when it carries an error object in OpenAI's shape, else null. */
+        private OpenAiChunk errorChunk(String data) {
+            try {
+                OpenAiChunk chunk = OpenAiChunk.read(data, toolIndexes);
+                return chunk.error() != null ? chunk : null;
+            } catch (IOException | RuntimeException notAChunk) {
+                return null;
+            }
+        }
+
         private void handle(OpenAiChunk chunk) {
+            if (errorEvent && chunk.error() == null) {
+                // An event named error, of several data lines, whose data has no error object: an error all the same.
+                reportedError(502, false, "an event named error");
+                return;
+            }
             if (chunk.error() != null) {
                 if (chunk.rejected() && !chunk.rateLimited()) {
                     // The request refused in the stream (vLLM's context-length error): as a 400 status would be.
@@ -280,6 +316,10 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             }
             if (!output) {
                 alive(); // a chunk without output (the role, an empty delta) still says the provider is there
+            }
+            if (chunk.finishReason() != null && FAILED_FINISH_REASONS.contains(chunk.finishReason())) {
+                reportedError(502, false, "the answer ended with finish_reason \"" + chunk.finishReason() + "\"");
+                return;
             }
             if (chunk.finishReason() != null) {
                 finishReason = finishReason(chunk.finishReason());

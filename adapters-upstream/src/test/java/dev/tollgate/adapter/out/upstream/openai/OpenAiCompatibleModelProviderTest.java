@@ -269,6 +269,57 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertTrue(ModelProvider.UpstreamFailure.refusesGateway(broke.failure.status()));
     }
 
+    /**
+     * A black-box audit: a finish reason saying the answer failed (vLLM's abort, error) went to clients as stop, an
+     * event named error whose data had no error object was ignored (the answer looked whole), and a byte order mark
+     * at the start of the body lost the first event while its tokens were billed.
+     */
+    @Test
+    void failedFinishReasonsAndErrorEventsAreFailuresAndALeadingByteOrderMarkIsDropped() throws Exception {
+        for (String reason : List.of("abort", "error")) {
+            handler.set(exchange -> sse(exchange, List.of(textPiece("par"),
+                    "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" + reason + "\"}]}", "[DONE]")));
+            RecordingListener recorder = callAndWait();
+            assertEquals(List.of("par"), recorder.deltas);
+            assertEquals(502, recorder.failure.status(), reason);
+            assertTrue(recorder.failure.message().contains("finish_reason \"" + reason + "\""),
+                    recorder.failure.message());
+        }
+        handler.set(exchange -> sse(exchange, List.of(
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"abort\"}]}")));
+        assertTrue(callAndWait().failure.retryable(), "before any output another attempt may answer");
+
+        for (String data : List.of("{\"message\":\"engine died\"}", "engine died")) {
+            handler.set(exchange -> {
+                java.io.OutputStream out = openStream(exchange);
+                out.write(("data: " + textPiece("par") + "\n\nevent: error\ndata: " + data + "\n\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.close();
+            });
+            RecordingListener recorder = callAndWait();
+            assertEquals(List.of("par"), recorder.deltas);
+            assertEquals(502, recorder.failure.status(), data);
+            assertTrue(recorder.failure.message().contains("engine died"), recorder.failure.message());
+        }
+        handler.set(exchange -> {
+            java.io.OutputStream out = openStream(exchange);
+            out.write(("event: error\ndata: {\"error\":{\"message\":\"overloaded\",\"code\":503}}\n\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.close();
+        });
+        assertEquals("stub reported: overloaded", callAndWait().failure.message(), "OpenAI's shape under the name");
+
+        handler.set(exchange -> {
+            java.io.OutputStream out = openStream(exchange);
+            out.write(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF});
+            for (String event : textStream(List.of("First", " second"))) {
+                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            out.close();
+        });
+        assertEquals(List.of("First", " second"), callAndWait().deltas);
+    }
+
     /** A black-box audit (2026-11-29): the request refused in the stream, before output, is the 400 it means. */
     @Test
     void aRefusalOfTheRequestInTheStreamBeforeOutputIsA400NotAServerError() throws Exception {
