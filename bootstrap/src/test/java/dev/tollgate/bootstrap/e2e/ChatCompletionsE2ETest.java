@@ -1302,6 +1302,14 @@ class ChatCompletionsE2ETest extends GatewayE2ETest {
             assertEquals(200, stream.status(), "the stream had begun");
             List<String> events = parseSse(stream.raw().body()).data();
             assertTrue(events.get(events.size() - 1).contains("\"upstream_error\""), "one terminal error: " + events);
+            // §6.7's error object, in a chunk of the stream whose choice ends coded (G14).
+            Map<String, Object> terminal = parse(events.get(events.size() - 1));
+            assertEquals(Set.of("message", "type", "code"), ((Map<?, ?>) terminal.get("error")).keySet(),
+                    terminal.toString());
+            assertEquals("chat.completion.chunk", terminal.get("object"));
+            assertEquals(parse(events.get(0)).get("id"), terminal.get("id"), "the stream's id");
+            assertEquals("error", ((Map<?, ?>) ((List<?>) terminal.get("choices")).get(0)).get("finish_reason"));
+            assertEquals(1, events.stream().filter(e -> e.contains("\"error\":{")).count(), "exactly one");
         });
     }
 

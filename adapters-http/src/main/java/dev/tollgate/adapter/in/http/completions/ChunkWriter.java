@@ -130,6 +130,12 @@ final class ChunkWriter {
         return write(body);
     }
 
+    /**
+     * The terminal event of a stream that broke after it began: §6.7's {@code {"error": {message, type, code}}},
+     * which the openai SDK raises as an {@code APIError}, in a chunk of this stream whose choice ends with
+     * {@code finish_reason: "error"} (reliability goal G14's wording; OpenRouter sends its mid-stream errors so), so a
+     * client reading either finds the end of the answer coded.
+     */
     String errorEvent(CompletionFailure failure) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("message", failure.message());
@@ -137,6 +143,12 @@ final class ChunkWriter {
         error.put("code", failure.code());
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", error);
+        body.putAll(envelope("chat.completion.chunk"));
+        Map<String, Object> choice = new LinkedHashMap<>();
+        choice.put("index", 0);
+        choice.put("delta", new LinkedHashMap<>());
+        choice.put("finish_reason", "error");
+        body.put("choices", List.of(choice));
         return write(body);
     }
 
