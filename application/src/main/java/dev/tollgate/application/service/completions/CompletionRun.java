@@ -151,6 +151,14 @@ final class CompletionRun implements RunningCompletion {
         }
     }
 
+    /** The route is not tried again for this request. */
+    private void retire(int index) {
+        if (retiredRoutes == null) {
+            retiredRoutes = new HashSet<>();
+        }
+        retiredRoutes.add(index);
+    }
+
     private void armTimer(Duration after, Listener listener, String what) {
         armTimer(after.toNanos(), listener, what);
     }
@@ -216,6 +224,12 @@ final class CompletionRun implements RunningCompletion {
                 // retried or the next route is tried. A provider that went silent after output ends the request.
                 String silence = !idleArmed && bodyBegan ? "began its answer but sent no output within "
                         + readable(ctx.settings().firstByteTimeout()) : what;
+                if (!idleArmed) {
+                    // A provider that let the first-byte timeout run out is not asked again for this request: each
+                    // retry would keep the client, its hold and its slot waiting that long again (four attempts
+                    // were eight minutes at the default 120 s: an audit). Other routes are still tried.
+                    retire(routeIndex);
+                }
                 listener.failed(new ModelProvider.UpstreamFailure(504, !idleArmed, false, null,
                         "provider " + route.provider() + " " + silence));
             }
@@ -756,10 +770,7 @@ final class CompletionRun implements RunningCompletion {
                 // The gateway's credentials or model name for this provider, a provider that answers what its API
                 // does not, or one that will not take requests for longer than a client waits: other providers
                 // are tried, this one not again.
-                if (retiredRoutes == null) {
-                    retiredRoutes = new HashSet<>();
-                }
-                retiredRoutes.add(routeIndex);
+                retire(routeIndex);
             }
             if (!providerFault) {
                 allRateLimited &= failure.rateLimited();

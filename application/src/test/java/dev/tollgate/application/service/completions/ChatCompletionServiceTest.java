@@ -1907,6 +1907,26 @@ class ChatCompletionServiceTest {
             assertEquals(OPENING_BALANCE, available(), "the hold is released");
         }
 
+        /** An audit: a silent provider was asked four times, a first-byte timeout each (8 minutes by default). */
+        @Test
+        void aProviderThatLetTheFirstByteTimeoutRunOutIsNotAskedAgainForTheRequest() {
+            Started started = start("test/pair", 100);
+            timers.advance(settings.firstByteTimeout());
+            assertEquals(1, beta.calls().size(), "the next route is tried at once");
+            beta.onlyCall().fail(503, true, false, null); // a quick failure: worth a retry pass
+            timers.advance(Duration.ofSeconds(10));
+            assertEquals(1, alpha.calls().size(), "alpha, which timed out, is not asked again");
+            assertEquals(2, beta.calls().size(), "beta is retried");
+            timers.advance(settings.firstByteTimeout());
+            assertEquals(1, alpha.calls().size());
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "both timed out: no route is left");
+            assertEquals(502, failure.status());
+            assertTrue(failure.message().contains("did not start answering"), failure.message());
+            assertEquals("failed", settledRow(started.requestId()).status());
+            assertEquals(OPENING_BALANCE, available(), "the hold is released");
+        }
+
         @Test
         void anUpstreamThatWentSilentAfterOutputEndsTheRequestWithoutFallingBack() {
             Started started = start("test/pair", 100);
