@@ -25,9 +25,19 @@ public interface QuotaCounter {
     void release(SlotLease lease, Instant now);
 
     /**
-     * Whether {@link #release} returns at once, waiting on no I/O (counters in this process): a caller may then give
-     * slots back on whatever thread learns that a request ended, an event loop included, rather than queueing the
-     * release on a blocking executor.
+     * Starts giving back the slots of an admitted request and returns without waiting for the store's answer: the
+     * release is on its way to the store when this returns, so a request decided after the answer reached its
+     * client — on this instance or another — finds the slots free; a release the store misses is retried in the
+     * background (its lease's expiry is the last resort). The default gives them back at once ({@link #release}).
+     */
+    default void releaseSoon(SlotLease lease, Instant now) {
+        release(lease, now);
+    }
+
+    /**
+     * Whether {@link #releaseSoon} returns at once, waiting on no I/O (counters in this process, or a release only
+     * written to the store's connection): a caller may then give slots back on whatever thread learns that a
+     * request ended, an event loop included, rather than queueing the release on a blocking executor.
      */
     default boolean releasesInPlace() {
         return false;

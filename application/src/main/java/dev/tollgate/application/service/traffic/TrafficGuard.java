@@ -115,7 +115,7 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
     private void release(SlotLease lease) {
         inFlight.decrementAndGet();
         try {
-            counter.release(lease, clock.instant());
+            counter.releaseSoon(lease, clock.instant());
         } catch (QuotaCounter.Unavailable e) {
             // The store lost the slot's release; its lease runs out there on its own (the store's lease time).
         }
@@ -148,14 +148,14 @@ public final class TrafficGuard implements AdmitPlainRequestUseCase {
         }
 
         /**
-         * Whether {@link #release()} returns at once without I/O (nothing held, or a store in this process), so it
-         * may run on the thread that learns the request ended.
+         * Whether {@link #release()} returns at once without waiting on I/O (nothing held, a store in this process,
+         * or a release only sent on its way), so it may run on the thread that learns the request ended.
          */
         public boolean releasesInPlace() {
             return guard == null || lease.isEmpty() || guard.counter.releasesInPlace();
         }
 
-        /** Gives the slots back; only the first call counts. */
+        /** Gives the slots back ({@link QuotaCounter#releaseSoon}); only the first call counts. */
         public void release() {
             if (guard != null && !lease.isEmpty() && released.compareAndSet(false, true)) {
                 guard.release(lease);

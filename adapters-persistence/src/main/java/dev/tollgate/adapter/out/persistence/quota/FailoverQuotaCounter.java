@@ -296,7 +296,7 @@ public final class FailoverQuotaCounter implements QuotaCounter {
             adopted.put(id, taken.get(i));
             // Ended while being adopted: whichever of this and release() removes the copy gives it back, once.
             if (!localLeases.containsKey(id) && adopted.remove(id, taken.get(i))) {
-                releaseShared(taken.get(i), now);
+                releaseAdopted(taken.get(i), now, false);
             }
         }
         return running.size();
@@ -342,11 +342,26 @@ public final class FailoverQuotaCounter implements QuotaCounter {
 
     @Override
     public void release(SlotLease lease, Instant now) {
+        release(lease, now, false);
+    }
+
+    @Override
+    public void releaseSoon(SlotLease lease, Instant now) {
+        release(lease, now, true);
+    }
+
+    /** The local store releases in place; the shared one is sent the release when it is in place too. */
+    @Override
+    public boolean releasesInPlace() {
+        return shared.releasesInPlace();
+    }
+
+    private void release(SlotLease lease, Instant now, boolean soon) {
         if (localLeases.remove(lease.id()) != null) {
             local.release(lease, now);
             SlotLease copy = adopted.remove(lease.id());
             if (copy != null) {
-                releaseShared(copy, now);
+                releaseAdopted(copy, now, soon);
             }
             return;
         }
@@ -354,14 +369,23 @@ public final class FailoverQuotaCounter implements QuotaCounter {
         if (mirror != null) {
             local.release(mirror, now);
         }
-        shared.release(lease, now);
+        releaseShared(lease, now, soon);
     }
 
-    private void releaseShared(SlotLease lease, Instant now) {
+    /** The shared store's copy of slots granted alone: a failure to give it back is the shared store's to retry. */
+    private void releaseAdopted(SlotLease copy, Instant now, boolean soon) {
         try {
-            shared.release(lease, now);
+            releaseShared(copy, now, soon);
         } catch (Unavailable e) {
             // The shared store gives it back on its own later (or the lease runs out there).
+        }
+    }
+
+    private void releaseShared(SlotLease lease, Instant now, boolean soon) {
+        if (soon) {
+            shared.releaseSoon(lease, now);
+        } else {
+            shared.release(lease, now);
         }
     }
 

@@ -370,14 +370,59 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
         }
     }
 
+    /**
+     * Writes the release to the connection and returns: Redis runs it before any command sent after it, so a request
+     * the client sends once it has its answer — decided here or on another instance — finds the slots free. Waiting
+     * for the answer on a blocking thread instead let such a request reach Redis first: a client keeping exactly
+     * its cap in flight across two instances was refused for 1.2–3 % of its requests (an audit, 2026-11-29). A
+     * release that fails (no connection, a timeout, a script cache Redis lost) is done again off this thread.
+     */
+    @Override
+    public void releaseSoon(SlotLease lease, Instant now) {
+        if (lease.isEmpty()) {
+            return;
+        }
+        held.remove(lease.id());
+        StatefulRedisConnection<String, String> open = connection;
+        if (open == null) {
+            releaseLater(lease, 0);
+            return;
+        }
+        String[][] keysAndMembers = keysAndMembers(lease);
+        RedisFuture<Long> sent;
+        try {
+            sent = open.async().evalsha(release.sha, ScriptOutputType.INTEGER, keysAndMembers[0], keysAndMembers[1]);
+        } catch (RedisException e) {
+            releaseLater(lease, 0);
+            return;
+        }
+        sent.whenComplete((released, failure) -> {
+            if (failure != null) {
+                releaseLater(lease, -1); // on the renewal thread at once, with the NOSCRIPT fallback of run()
+            }
+        });
+    }
+
+    /** Gives slots back on its own way, {@link #releaseSoon}: no wait on I/O. */
+    @Override
+    public boolean releasesInPlace() {
+        return true;
+    }
+
     private void releaseNow(SlotLease lease) {
+        String[][] keysAndMembers = keysAndMembers(lease);
+        run(release, ScriptOutputType.INTEGER, keysAndMembers[0], keysAndMembers[1]);
+    }
+
+    /** The release script's keys (the slot sets) and arguments (this lease's member in each). */
+    private String[][] keysAndMembers(SlotLease lease) {
         String[] keys = new String[lease.slots().size()];
         String[] members = new String[keys.length];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = prefix + lease.slots().get(i).key();
             members[i] = slotMember(lease.id(), i);
         }
-        run(release, ScriptOutputType.INTEGER, keys, members);
+        return new String[][] {keys, members};
     }
 
     /**
@@ -385,8 +430,10 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
      * the lease's TTL); the lease's own expiry remains the last resort. Releasing what Redis never took is harmless.
      */
     private void releaseLater(SlotLease lease, int attempt) {
-        long delay = Math.min(leaseTtlMillis, 200L << Math.min(attempt, 16));
-        if (closed || (attempt > 0 && (200L << Math.min(attempt - 1, 16)) >= leaseTtlMillis)) {
+        // Attempt -1: a release that failed on its way, done again at once (then backing off from 0.2 s).
+        long delay = attempt < 0 ? 0 : Math.min(leaseTtlMillis, 200L << Math.min(attempt, 16));
+        int step = Math.max(0, attempt);
+        if (closed || (step > 0 && (200L << Math.min(step - 1, 16)) >= leaseTtlMillis)) {
             unreleased.remove(lease.id(), lease); // its lease has run out in Redis by now
             return;
         }
@@ -400,7 +447,7 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                     releaseNow(lease);
                     unreleased.remove(lease.id(), lease);
                 } catch (Unavailable e) {
-                    releaseLater(lease, attempt + 1);
+                    releaseLater(lease, step + 1);
                 }
             }, delay, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {

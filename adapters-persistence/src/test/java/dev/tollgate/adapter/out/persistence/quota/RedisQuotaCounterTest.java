@@ -460,6 +460,85 @@ class RedisQuotaCounterTest {
         return counter;
     }
 
+    /**
+     * A client at exactly its cap sends its next request once it has its answer, perhaps to the other instance. The
+     * release is on its way to Redis when releaseSoon returns — no thread hand-off, no wait for the answer — so that
+     * request finds the slot free: an audit saw 1.2–3 % of such requests refused while the release waited for a
+     * blocking thread on a busy host. Here the client's round trip between the two is a millisecond.
+     */
+    @Test
+    void aSlotReleasedSoonIsFreeForTheNextDecisionOnAnotherInstance() throws Exception {
+        RedisQuotaCounter[] instances = {open(PREFIX, Duration.ofSeconds(30)), open(PREFIX, Duration.ofSeconds(30))};
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight-soon"), 1));
+        int refused = 0;
+        for (int i = 0; i < 300; i++) {
+            QuotaDecision decision = instances[i % 2].decide(demand, T0.plusMillis(i));
+            if (!decision.admitted()) {
+                refused++;
+                Thread.sleep(20); // a late release: let it land before the next round
+                continue;
+            }
+            instances[i % 2].releaseSoon(decision.lease(), T0.plusMillis(i));
+            Thread.sleep(1);
+        }
+        assertTrue(refused <= 3, refused + " of 300 requests found the slot of a finished one taken");
+        assertEquals(0, instances[0].heldLeases() + instances[1].heldLeases(), "no lease is renewed any more");
+    }
+
+    /** releaseSoon waits on no I/O, so an event loop may call it: a stalled Redis does not hold the caller. */
+    @Test
+    void releasingSoonDoesNotWaitForRedis() throws Exception {
+        String prefix = PREFIX + "release-soon-stalled:";
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
+        try (Proxy proxy = new Proxy()) {
+            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
+                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+            assertTrue(counter.releasesInPlace());
+            QuotaDecision held = counter.decide(demand, T0);
+            assertTrue(held.admitted());
+            proxy.stall(Duration.ofMillis(800));
+            long start = System.nanoTime();
+            counter.releaseSoon(held.lease(), T0);
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis < 200, "returned after " + tookMillis + " ms");
+
+            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            QuotaDecision again = other.decide(demand, T0);
+            while (!again.admitted() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                again = other.decide(demand, T0);
+            }
+            assertTrue(again.admitted(), "the release arrived once Redis answered again");
+            other.release(again.lease(), T0);
+        }
+    }
+
+    @Test
+    void aReleaseSentSoonThatRedisMissedIsMadeOnceItAnswersAgain() throws Exception {
+        String prefix = PREFIX + "late-release-soon:";
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
+        try (Proxy proxy = new Proxy()) {
+            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
+                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
+            QuotaDecision held = counter.decide(demand, T0);
+            assertTrue(held.admitted());
+            proxy.cut();
+            counter.releaseSoon(held.lease(), T0); // returns at once; the release fails on its way
+            proxy.restore();
+
+            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            QuotaDecision again = other.decide(demand, T0);
+            while (!again.admitted() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                again = other.decide(demand, T0);
+            }
+            assertTrue(again.admitted(), "the slot came back well before its 30 s lease ran out");
+            other.release(again.lease(), T0);
+        }
+    }
+
     @Test
     void aReleaseRedisMissedIsMadeOnceItAnswersAgain() throws Exception {
         String prefix = PREFIX + "late-release:";
