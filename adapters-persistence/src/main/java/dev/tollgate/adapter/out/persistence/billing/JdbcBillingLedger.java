@@ -1004,11 +1004,18 @@ public class JdbcBillingLedger implements BillingLedger {
                 && Duration.between(since, now).toMillis() >= renewMillis() + 1000;
     }
 
-    /** Returns every unused slice and stops the writers (what is queued is still written). */
+    /**
+     * Returns every unused slice, stops the writers (what is queued is still written) and ends this instance's lease,
+     * so the others stop counting it at once: the traffic limits' share during a Redis outage is the limit divided
+     * by the instances alive, and a stopped instance counted for its whole lease (15 s) made each of them admit less
+     * and report other limits than they kept to (an audit).
+     */
     @PreDestroy
     void close() {
+        boolean registered;
         synchronized (registration) {
-            if (upkeep != null) {
+            registered = upkeep != null;
+            if (registered) {
                 upkeep.shutdownNow();
                 quietly("returning balance slices", () -> slices.returnIdle(0));
             }
@@ -1017,6 +1024,24 @@ public class JdbcBillingLedger implements BillingLedger {
         settlements.close();
         holds.whileIdle(holdConnection::close);
         settlements.whileIdle(settlementConnection::close);
+        if (registered) {
+            quietly("ending this instance's lease", this::endLease);
+        }
+    }
+
+    /** Marks this instance's lease as run out: what it still holds is a stopped instance's, released by the others. */
+    private void endLease() {
+        transactions.executeWrite(status -> {
+            try (PreparedStatement end = status.getConnection().prepareStatement(
+                    "UPDATE gateway_instance SET alive_until = ? WHERE id = ? AND alive_until > ?")) {
+                Instant ended = clock.instant().minusMillis(1);
+                end.setObject(1, utc(ended));
+                end.setString(2, instanceId);
+                end.setObject(3, utc(ended));
+                end.executeUpdate();
+            }
+            return null;
+        });
     }
 
     @Override

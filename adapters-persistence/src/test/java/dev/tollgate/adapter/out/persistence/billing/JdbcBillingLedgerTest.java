@@ -815,6 +815,24 @@ class JdbcBillingLedgerTest {
         }
     }
 
+    /**
+     * A cleanly stopped instance ends its lease: the others stop counting it at once (the traffic limits divide by
+     * the instances alive while Redis is away), not after its lease (an audit saw 15 s).
+     */
+    @Test
+    void anInstanceStoppedCleanlyIsNoLongerCountedAlive() {
+        JdbcBillingLedger other = secondInstance(Duration.ofSeconds(15));
+        Account account = newAccount(dollars("1"));
+        Payer payer = keysWithoutLimit(account, 1).get(0);
+        String requestId = newRequestId();
+        assertEquals(HoldOutcome.PLACED, other.placeHold(hold(payer, requestId, dollars("0.01"), NOW)));
+        assertTrue(other.settle(settlement(payer, requestId, dollars("0.01"), NOW.plusSeconds(1))));
+        String alive = "SELECT count(*) FROM gateway_instance WHERE alive_until >= now()";
+        long before = queryLong(alive);
+        other.close();
+        assertEquals(before - 1, queryLong(alive), "its lease ended with it");
+    }
+
     /** One request on each instance in turn, each held at {@code hold} and settled at {@code charge}. */
     /** What each request of {@link #tenCentsAfterRequestsOn} holds and is charged. */
     private static final Usd SMALL_HOLD = dollars("0.033");
