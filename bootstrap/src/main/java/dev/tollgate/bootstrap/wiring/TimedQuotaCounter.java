@@ -58,20 +58,19 @@ final class TimedQuotaCounter implements QuotaCounter {
 
     @Override
     public void release(SlotLease lease, Instant now) {
-        long start = System.nanoTime();
-        try {
-            store.release(lease, now);
-        } finally {
-            released.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-        }
+        timed(() -> store.release(lease, now));
     }
 
     /** Timed too: what giving slots back costs the thread that does it (for Redis, sending the release). */
     @Override
     public void releaseSoon(SlotLease lease, Instant now) {
+        timed(() -> store.releaseSoon(lease, now));
+    }
+
+    private void timed(Runnable release) {
         long start = System.nanoTime();
         try {
-            store.releaseSoon(lease, now);
+            release.run();
         } finally {
             released.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         }

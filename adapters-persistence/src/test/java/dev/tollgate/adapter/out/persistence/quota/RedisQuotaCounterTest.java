@@ -502,15 +502,7 @@ class RedisQuotaCounterTest {
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(tookMillis < 200, "returned after " + tookMillis + " ms");
 
-            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            QuotaDecision again = other.decide(demand, T0);
-            while (!again.admitted() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                again = other.decide(demand, T0);
-            }
-            assertTrue(again.admitted(), "the release arrived once Redis answered again");
-            other.release(again.lease(), T0);
+            assertSlotComesBack(prefix, demand, "the release arrived once Redis answered again");
         }
     }
 
@@ -527,16 +519,21 @@ class RedisQuotaCounterTest {
             counter.releaseSoon(held.lease(), T0); // returns at once; the release fails on its way
             proxy.restore();
 
-            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            QuotaDecision again = other.decide(demand, T0);
-            while (!again.admitted() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                again = other.decide(demand, T0);
-            }
-            assertTrue(again.admitted(), "the slot came back well before its 30 s lease ran out");
-            other.release(again.lease(), T0);
+            assertSlotComesBack(prefix, demand, "the slot came back well before its 30 s lease ran out");
         }
+    }
+
+    /** Another instance finds the slot of {@code demand} free again within 10 s (its lease is 30 s). */
+    private void assertSlotComesBack(String prefix, TrafficDemand demand, String message) throws InterruptedException {
+        RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        QuotaDecision again = other.decide(demand, T0);
+        while (!again.admitted() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            again = other.decide(demand, T0);
+        }
+        assertTrue(again.admitted(), message);
+        other.release(again.lease(), T0);
     }
 
     @Test
@@ -547,15 +544,7 @@ class RedisQuotaCounterTest {
             releaseMissed(proxy, prefix, demand);
             proxy.restore();
 
-            RedisQuotaCounter other = open(prefix, Duration.ofSeconds(30));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            QuotaDecision again = other.decide(demand, T0);
-            while (!again.admitted() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                again = other.decide(demand, T0);
-            }
-            assertTrue(again.admitted(), "the slot came back well before its 30 s lease ran out");
-            other.release(again.lease(), T0);
+            assertSlotComesBack(prefix, demand, "the slot came back well before its 30 s lease ran out");
         }
     }
 
