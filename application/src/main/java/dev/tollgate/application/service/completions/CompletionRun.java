@@ -109,6 +109,7 @@ final class CompletionRun implements RunningCompletion {
 
     /** Longest wait for a cancelled upstream call to close before the request is settled without it. */
     static final long DRAIN_LIMIT_MILLIS = 1000;
+
     CompletionRun(Context ctx, CompletionObserver observer) {
         this.ctx = ctx;
         this.observer = observer;

@@ -1,10 +1,10 @@
 package dev.tollgate.adapter.in.http.completions;
 
 import dev.tollgate.adapter.in.http.common.ApiErrors;
-import dev.tollgate.adapter.in.http.common.UseCaseExceptionHandler;
 import dev.tollgate.adapter.in.http.common.ClientConnection;
 import dev.tollgate.adapter.in.http.common.RateLimitHeaders;
 import dev.tollgate.adapter.in.http.common.RequestIds;
+import dev.tollgate.adapter.in.http.common.UseCaseExceptionHandler;
 import dev.tollgate.application.port.in.completions.CompletionFailure;
 import dev.tollgate.application.port.in.completions.CompletionObserver;
 import dev.tollgate.application.port.in.completions.CompletionResult;

@@ -191,8 +191,9 @@ final class KeyRequests {
                 typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
             }
             // RFC 3339 has a leap second (second 60, after 23:59:59 UTC on the last day of a month, where the IERS
-            // inserts them — not after 23:59:59 of the local time under an offset of 5:30) and offsets up to ±23:59, Java neither: the leap second is the instant after :59, and an
-            // offset beyond Java's ±18:00 is applied by hand to the same time read at UTC.
+            // inserts them — not after 23:59:59 of the local time under an offset of 5:30) and offsets up to ±23:59,
+            // Java neither: the leap second is the instant after :59, and an offset beyond Java's ±18:00 is applied
+            // by hand to the same time read at UTC.
             long leap = 0;
             if (typed.length() > 18 && typed.charAt(16) == ':' && typed.startsWith("60", 17)) {
                 typed = typed.substring(0, 17) + "59" + typed.substring(19);
@@ -229,12 +230,10 @@ final class KeyRequests {
         }
     }
 
-
     /** Whether {@code instant} is 23:59:59 UTC on the last day of a month: the only second a leap second follows. */
     private static boolean lastSecondOfAMonth(Instant instant) {
-        java.time.OffsetDateTime utc = instant.atOffset(java.time.ZoneOffset.UTC);
+        OffsetDateTime utc = instant.atOffset(java.time.ZoneOffset.UTC);
         return utc.getHour() == 23 && utc.getMinute() == 59 && utc.getSecond() == 59
                 && utc.plusDays(1).getDayOfMonth() == 1;
     }
-
 }

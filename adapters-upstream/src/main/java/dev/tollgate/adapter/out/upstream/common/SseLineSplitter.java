@@ -10,9 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * Upstream adapter support: cuts an HTTP body into lines (LF, CRLF or CR, as SSE allows; a leading byte order mark
- * dropped) as its bytes arrive. A line longer
- * than {@value #MAX_LINE} bytes is refused instead of growing without bound (G15). Not thread-safe: one body, read
- * on one event loop.
+ * dropped) as its bytes arrive. A line longer than {@value #MAX_LINE} bytes is refused instead of growing without
+ * bound (G15). Not thread-safe: one body, read on one event loop.
  */
 public final class SseLineSplitter {
 
