@@ -18,12 +18,12 @@ import dev.tollgate.domain.apikey.LimitReset;
 import dev.tollgate.domain.managementkey.ManagementAccess;
 import dev.tollgate.domain.shared.DomainRuleViolation;
 import dev.tollgate.domain.shared.KeyName;
+import dev.tollgate.domain.shared.Rfc3339;
 import dev.tollgate.domain.shared.Usd;
 import io.micronaut.context.ApplicationContext;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -158,13 +158,20 @@ public final class AdminCommand implements Callable<Integer> {
         }
     }
 
+    /** Read as the API reads {@code expires_at} ({@link Rfc3339}), spaces around it aside. */
     static Instant timestamp(CommandSpec spec, String option, String value) {
+        Instant instant;
         try {
-            return OffsetDateTime.parse(value.strip()).toInstant();
+            instant = Rfc3339.parse(value.strip());
         } catch (DateTimeParseException e) {
-            throw new ParameterException(spec.commandLine(),
-                    option + " must be an ISO 8601 timestamp with a zone, e.g. 2030-01-31T00:00:00Z");
+            throw new ParameterException(spec.commandLine(), option + " must be an ISO 8601 / RFC 3339 timestamp "
+                    + "with a four-digit year and a time zone, of a date and time that exist, e.g. "
+                    + "2030-01-31T00:00:00Z");
         }
+        if (instant.isAfter(Rfc3339.LAST_INSTANT)) {
+            throw new ParameterException(spec.commandLine(), option + " must lie before the year 10000 in UTC");
+        }
+        return instant;
     }
 
     /** {@code admin account …}. */

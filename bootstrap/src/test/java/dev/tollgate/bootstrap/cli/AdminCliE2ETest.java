@@ -219,6 +219,15 @@ class AdminCliE2ETest {
                 "--expires-at", "2001-01-01T00:00:00Z");
         assertEquals(2, pastManagement.exit(), pastManagement.err());
         assertTrue(pastManagement.err().contains("--expires-at:"), pastManagement.err());
+
+        // An audit: the CLI refused the RFC 3339 leap second the API takes; both read the timestamp one way now.
+        Run leap = tollgate("admin", "api-key", "create", "--email", email, "--name", "leap", "--expires-at",
+                "2030-06-30T23:59:60Z");
+        assertEquals(0, leap.exit(), leap.err());
+        Run noLeap = tollgate("admin", "api-key", "create", "--email", email, "--name", "x", "--expires-at",
+                "2030-06-15T23:59:60Z");
+        assertEquals(2, noLeap.exit(), noLeap.err());
+        assertTrue(noLeap.err().contains("--expires-at must be an ISO 8601 / RFC 3339 timestamp"), noLeap.err());
     }
 
     @Test

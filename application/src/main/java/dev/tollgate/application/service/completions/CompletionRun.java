@@ -592,12 +592,12 @@ final class CompletionRun implements RunningCompletion {
         private List<String> pendingLogprobs;
 
         /**
-         * Bytes of the provider's body that hold no output (a keep-alive comment, a ping, a role chunk). Once
-         * output has begun they restart the idle timeout. Before it they change nothing: the first-byte timeout
-         * counts to the first output, so a provider that sends a role chunk at once and its first token after a
-         * minute of thought (G14: a TTFT of 60 s) is not cut off by the idle timeout, and one that sends only pings
-         * is replaced when the first-byte timeout runs out. (Its status line alone is no body: an audit,
-         * 2026-11-29, found the idle timeout running from the headers.)
+         * Bytes of the provider's body that hold no output (a keep-alive comment, a ping, a role chunk). They change
+         * no timer: before output the first-byte timeout counts to the first output, so a provider that sends a role
+         * chunk at once and its first token after a minute of thought (G14: a TTFT of 60 s) is not cut off by the
+         * idle timeout, and one that sends only pings is replaced when the first-byte timeout runs out; after output
+         * the idle timeout counts from the last output, so one stuck part-way that keeps pinging is ended then, not
+         * at the maximum duration (an audit, 2026-11-29, for both). Its status line alone is no body either.
          */
         @Override
         public void onFirstByte() {
@@ -605,11 +605,9 @@ final class CompletionRun implements RunningCompletion {
                 if (done || this != current) {
                     return;
                 }
-                if (started) {
-                    idleActivity(this);
-                    return;
+                if (!started) {
+                    bodyBegan = true;
                 }
-                bodyBegan = true;
             }
         }
 

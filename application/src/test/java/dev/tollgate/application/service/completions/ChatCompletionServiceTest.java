@@ -1871,18 +1871,40 @@ class ChatCompletionServiceTest {
             assertFalse(call.cancelled(), "finished by the provider: nothing to close");
         }
 
+        /**
+         * An audit: a provider stuck part-way that kept sending pings held the request, its hold and its slot until
+         * the maximum duration. The idle timeout counts from the last output; pings and keep-alives are no output.
+         */
         @Test
-        void keepAlivesWithoutOutputAreNotSilence() {
+        void keepAlivesAfterOutputDoNotHideThatTheProviderStopped() {
+            Started started = start("test/pair", 100);
+            ScriptedModelProvider.Call call = alpha.onlyCall();
+            call.firstByte().delta("a");
+            for (int i = 0; i < 3; i++) {
+                timers.advance(Duration.ofSeconds(5));
+                call.firstByte(); // bytes of a keep-alive comment or a ping: no output
+            }
+            assertNull(started.observer().failure);
+            timers.advance(settings.idleTimeout().minusSeconds(15));
+            CompletionFailure failure = started.observer().failure;
+            assertNotNull(failure, "an idle timeout after the last output, whatever pings came since");
+            assertTrue(failure.message().contains("went silent"), failure.message());
+            assertTrue(call.cancelled());
+            assertTrue(beta.calls().isEmpty(), "output reached the client: no fallback");
+            assertEquals(micros(3 + 3), settledRow(started.requestId()).cost(), "billed what it delivered");
+        }
+
+        @Test
+        void outputKeepsTheAnswerGoingPastTheIdleTimeout() {
             Started started = start("test/solo", 100);
             ScriptedModelProvider.Call call = alpha.onlyCall();
             call.firstByte().delta("a");
             for (int i = 0; i < 5; i++) {
-                timers.advance(Duration.ofSeconds(15));
-                call.firstByte(); // bytes of a keep-alive comment or a ping: no output
+                timers.advance(settings.idleTimeout().minusSeconds(1));
+                call.delta(" b");
             }
-            assertNull(started.observer().failure, "75 s of keep-alives against a 20 s idle timeout");
-            call.delta(" b");
-            call.finish("stop", new TokenUsage(3, 2));
+            assertNull(started.observer().failure, "a token just inside every idle timeout");
+            call.finish("stop", new TokenUsage(3, 6));
             assertEquals("stop", started.observer().result.finishReason());
         }
 

@@ -12,17 +12,13 @@ import dev.tollgate.domain.apikey.LimitReset;
 import dev.tollgate.domain.shared.FieldChange;
 import dev.tollgate.domain.shared.KeyHash;
 import dev.tollgate.domain.shared.KeyName;
+import dev.tollgate.domain.shared.Rfc3339;
 import dev.tollgate.domain.shared.Usd;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -35,22 +31,6 @@ final class KeyRequests {
     static final Set<String> UPDATE_FIELDS = Set.of("name", "disabled", "limit", "limit_reset", "expires_at");
     private static final BigDecimal MAX_LIMIT_DOLLARS = new BigDecimal("1000000000000"); // $1e12
 
-    /**
-     * RFC 3339 / ISO 8601 date-time with a zone ({@code Z} or an offset), with or without fractional seconds: a
-     * four-digit year (so every stored expiry prints as sdk-contract.md's {@code YYYY-MM-DDTHH:MM:SS.sssZ}), at
-     * least one digit after a decimal point, seconds optional (ISO 8601). Checked by shape first, then resolved
-     * strictly: a date or time that does not exist (30 February, hour 24) is refused, never moved to a nearby one.
-     */
-    private static final Pattern TIMESTAMP_SHAPE = Pattern.compile(
-            "\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.(\\d{1,9})\\d*)?)?([Zz]|[+-]\\d{2}:\\d{2})");
-    private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
-            .parseCaseInsensitive()
-            .append(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-            .toFormatter(Locale.ROOT)
-            .withResolverStyle(ResolverStyle.STRICT);
-
-    /** The latest instant whose UTC form still has a four-digit year. */
-    private static final Instant LAST_INSTANT = Instant.parse("9999-12-31T23:59:59.999999999Z");
 
     private static final Pattern OFFSET = Pattern.compile("[0-9]+");
 
@@ -180,60 +160,19 @@ final class KeyRequests {
         String value = body.string(field);
         // As sent: whitespace or line breaks around it are no part of a timestamp (the other fields are read as
         // strictly; a client that sends them has a bug worth hearing about).
-        String typed = value;
-        Matcher shape = TIMESTAMP_SHAPE.matcher(typed);
+        Instant instant;
         try {
-            if (!shape.matches()) {
-                throw new DateTimeParseException("not an RFC 3339 date-time", typed, 0);
-            }
-            // Digits past the nanosecond (RFC 3339 allows any number) are cut, not rounded.
-            if (shape.group(2) != null && shape.group(2).length() > 10) {
-                typed = typed.substring(0, shape.start(2) + 10) + typed.substring(shape.end(2));
-            }
-            // RFC 3339 has a leap second (second 60, after 23:59:59 UTC on the last day of a month, where the IERS
-            // inserts them — not after 23:59:59 of the local time under an offset of 5:30) and offsets up to ±23:59,
-            // Java neither: the leap second is the instant after :59, and an offset beyond Java's ±18:00 is applied
-            // by hand to the same time read at UTC.
-            long leap = 0;
-            if (typed.length() > 18 && typed.charAt(16) == ':' && typed.startsWith("60", 17)) {
-                typed = typed.substring(0, 17) + "59" + typed.substring(19);
-                leap = 1;
-            }
-            long offsetSeconds = 0;
-            int sign = typed.length() - 6;
-            if (typed.charAt(sign) == '+' || typed.charAt(sign) == '-') {
-                int hours = Integer.parseInt(typed.substring(sign + 1, sign + 3));
-                int minutes = Integer.parseInt(typed.substring(sign + 4));
-                if (hours > 23 || minutes > 59) {
-                    throw new DateTimeParseException("no such offset", typed, sign);
-                }
-                if (hours * 60 + minutes > 18 * 60) {
-                    offsetSeconds = (typed.charAt(sign) == '-' ? -1 : 1) * (hours * 3600L + minutes * 60L);
-                    typed = typed.substring(0, sign) + "Z";
-                }
-            }
-            Instant instant = OffsetDateTime.parse(typed, TIMESTAMP).toInstant().minusSeconds(offsetSeconds);
-            if (leap == 1 && !lastSecondOfAMonth(instant)) {
-                throw new DateTimeParseException("a second 60 outside 23:59 UTC on a month's last day", typed, 17);
-            }
-            instant = instant.plusSeconds(leap);
-            // The four-digit year is the stored (UTC) one: 9999-12-31T23:30:00-05:00 is already in year 10000.
-            if (instant.isAfter(LAST_INSTANT)) {
-                throw new InvalidRequestException(field, field + " must lie before the year 10000 in UTC, got '"
-                        + ApiErrors.shown(value, 64) + "'");
-            }
-            return instant;
+            instant = Rfc3339.parse(value);
         } catch (DateTimeParseException e) {
             throw new InvalidRequestException(field, field + " must be an ISO 8601 / RFC 3339 timestamp with a "
                     + "four-digit year and a time zone, of a date and time that exist, e.g. 2030-01-31T23:59:59Z, "
                     + "got '" + ApiErrors.shown(value, 64) + "'");
         }
-    }
-
-    /** Whether {@code instant} is 23:59:59 UTC on the last day of a month: the only second a leap second follows. */
-    private static boolean lastSecondOfAMonth(Instant instant) {
-        OffsetDateTime utc = instant.atOffset(java.time.ZoneOffset.UTC);
-        return utc.getHour() == 23 && utc.getMinute() == 59 && utc.getSecond() == 59
-                && utc.plusDays(1).getDayOfMonth() == 1;
+        // The four-digit year is the stored (UTC) one: 9999-12-31T23:30:00-05:00 is already in year 10000.
+        if (instant.isAfter(Rfc3339.LAST_INSTANT)) {
+            throw new InvalidRequestException(field, field + " must lie before the year 10000 in UTC, got '"
+                    + ApiErrors.shown(value, 64) + "'");
+        }
+        return instant;
     }
 }

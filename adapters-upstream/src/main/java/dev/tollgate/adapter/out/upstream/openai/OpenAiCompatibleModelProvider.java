@@ -183,10 +183,12 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             "content_filter", "function_call");
 
     /**
-     * Finish reasons that say the answer failed rather than ended: vLLM's {@code abort} (the engine dropped the
-     * request) and {@code error}. Passing them on as {@code stop} would make a cut-short answer look whole.
+     * Finish reasons that say the answer failed rather than ended, in any case: vLLM's {@code abort} (the engine
+     * dropped the request), {@code error}, {@code cancelled}. Passing them on as {@code stop} would make a cut-short
+     * answer look whole.
      */
-    private static final java.util.Set<String> FAILED_FINISH_REASONS = java.util.Set.of("error", "abort");
+    private static final java.util.Set<String> FAILED_FINISH_REASONS = java.util.Set.of("error", "abort",
+            "cancelled", "canceled");
 
     /**
      * A server's finish reason in OpenAI's terms: OpenAI's own as they are; a length cap by another name
@@ -254,7 +256,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
                     if (chunk != null) {
                         handle(chunk);
                     } else {
-                        reportedError(502, false, data);
+                        reportedError(502, false, errorMessage(data));
                     }
                     return;
                 }
@@ -263,6 +265,20 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             if (chunk != null) {
                 handle(chunk);
             }
+        }
+
+        /** The {@code message} of an error event's JSON object ({"message": …}), else its data as it came. */
+        private String errorMessage(String data) {
+            try {
+                Object read = json.readValue(data, Argument.OBJECT_ARGUMENT);
+                if (read instanceof Map<?, ?> object && object.get("message") instanceof String message
+                        && !message.isBlank()) {
+                    return message;
+                }
+            } catch (IOException | RuntimeException notJson) {
+                // plain text: said as it came
+            }
+            return data;
         }
 
         /** The data of an error event as a chunk when it carries an error object in OpenAI's shape, else null. */
@@ -317,11 +333,16 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
             if (!output) {
                 alive(); // a chunk without output (the role, an empty delta) still says the provider is there
             }
-            if (chunk.finishReason() != null && FAILED_FINISH_REASONS.contains(chunk.finishReason())) {
+            if (chunk.finishReason() != null
+                    && FAILED_FINISH_REASONS.contains(chunk.finishReason().toLowerCase(java.util.Locale.ROOT))) {
                 reportedError(502, false, "the answer ended with finish_reason \"" + chunk.finishReason() + "\"");
                 return;
             }
-            if (chunk.finishReason() != null) {
+            if (chunk.finishReason() != null && chunk.hasUsage()) {
+                // The finishing chunk carries the usage (DeepSeek, servers that report usage in every chunk): the
+                // answer is whole, whether or not [DONE] follows (an audit: held open, it waited 5 s for more).
+                finish(finishReason(chunk.finishReason()), usage);
+            } else if (chunk.finishReason() != null) {
                 finishReason = finishReason(chunk.finishReason());
                 listener.onFinishReason(finishReason, usage); // only the usage chunk and [DONE] may follow
             } else if (finishReason != null && chunk.hasUsage() && !output) {

@@ -276,7 +276,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
      */
     @Test
     void failedFinishReasonsAndErrorEventsAreFailuresAndALeadingByteOrderMarkIsDropped() throws Exception {
-        for (String reason : List.of("abort", "error")) {
+        for (String reason : List.of("abort", "error", "cancelled", "ABORT")) {
             handler.set(exchange -> sse(exchange, List.of(textPiece("par"),
                     "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"" + reason + "\"}]}", "[DONE]")));
             RecordingListener recorder = callAndWait();
@@ -299,7 +299,7 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
             RecordingListener recorder = callAndWait();
             assertEquals(List.of("par"), recorder.deltas);
             assertEquals(502, recorder.failure.status(), data);
-            assertTrue(recorder.failure.message().contains("engine died"), recorder.failure.message());
+            assertEquals("stub reported: engine died", recorder.failure.message(), "the message, not its JSON");
         }
         handler.set(exchange -> {
             java.io.OutputStream out = openStream(exchange);
@@ -318,6 +318,39 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
             out.close();
         });
         assertEquals(List.of("First", " second"), callAndWait().deltas);
+    }
+
+    /**
+     * An audit: the finishing chunk carried the usage and the connection was then held open without [DONE]; the
+     * answer waited 5 s for a usage report it already had.
+     */
+    @Test
+    void aFinishingChunkWithTheUsageEndsTheAnswerAtOnce() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        handler.set(exchange -> {
+            java.io.OutputStream out = openStream(exchange);
+            for (String event : List.of(textPiece("Hi"), "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
+                    + "\"stop\"}],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":5,\"total_tokens\":16}}")) {
+                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+            }
+            try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS); // held open, no [DONE]
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            out.close();
+        });
+        try {
+            long start = System.nanoTime();
+            RecordingListener recorder = callAndWait();
+            assertEquals("stop", recorder.finishReason);
+            assertEquals(new dev.tollgate.domain.billing.TokenUsage(11, 5), recorder.usage);
+            long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(millis < 3_000, "finished after " + millis + " ms, not after a wait for more");
+        } finally {
+            release.countDown();
+        }
     }
 
     /** A black-box audit (2026-11-29): the request refused in the stream, before output, is the 400 it means. */
