@@ -177,6 +177,11 @@ public final class AnthropicModelProvider implements ModelProvider {
                     if (event.get("usage") instanceof Map<?, ?> u) {
                         usage(u);
                     }
+                    if (stopReason != null) {
+                        // The answer is whole: only message_stop follows. A server that holds the connection open
+                        // instead is finished after a short wait, not failed at the idle timeout.
+                        listener.onFinishReason(finishReason(stopReason), usageSoFar());
+                    }
                 }
                 case "message_stop" -> finish();
                 case "error" -> {
@@ -320,11 +325,15 @@ public final class AnthropicModelProvider implements ModelProvider {
 
         private void finish() {
             toolIndexByBlock.values().forEach(this::noInput); // a block that ended without its content_block_stop
+            finish(finishReason(stopReason), usageSoFar());
+        }
+
+        /** The usage reported so far, or null while a count is missing. */
+        private TokenUsage usageSoFar() {
             // Cached prompt tokens count as prompt tokens at the route's input price (docs/decisions.md).
-            TokenUsage usage = inputTokens >= 0 && outputTokens >= 0
+            return inputTokens >= 0 && outputTokens >= 0
                     ? new TokenUsage(saturated(inputTokens, cacheCreationTokens, cacheReadTokens), outputTokens)
                     : null;
-            finish(finishReason(stopReason), usage);
         }
     }
 

@@ -494,6 +494,36 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertFalse(recorder.failure.message().contains("Plans & Billing"), "not the client's business");
     }
 
+    /** A server that sends message_delta with its stop reason and then holds the connection open: the answer is whole. */
+    @Test
+    void theStopReasonTellsTheAnswerIsWholeBeforeMessageStop() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        handler.set(exchange -> {
+            java.io.OutputStream out = openStream(exchange);
+            List<String> events = new ArrayList<>(textStream(List.of("Hi")));
+            events.remove(events.size() - 1); // no message_stop
+            for (String event : events) {
+                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.flush();
+            }
+            try {
+                release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            out.close();
+        });
+        RecordingListener recorder = new RecordingListener();
+        try {
+            provider.call(ROUTE, REQUEST, 16, recorder);
+            assertTrue(recorder.finishedAwaitingTold.await(5, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals("stop", recorder.finishedAwaiting);
+            assertEquals(new dev.tollgate.domain.billing.TokenUsage(5, 2), recorder.usageSoFar);
+        } finally {
+            release.countDown();
+        }
+    }
+
     @Test
     void stopReasonsBecomeFinishReasons() {
         assertEquals("stop", AnthropicModelProvider.finishReason("end_turn"));

@@ -32,6 +32,18 @@ public final class RecordingListener implements ModelProvider.UpstreamListener {
     /** How often the provider said it was there (the answer's start, keep-alives, chunks without output). */
     public final AtomicInteger alive = new AtomicInteger();
 
+    /** The finish reason and usage told while only a usage report and the stream's end may still follow. */
+    public volatile String finishedAwaiting;
+    public volatile TokenUsage usageSoFar;
+    public final CountDownLatch finishedAwaitingTold = new CountDownLatch(1);
+
+    @Override
+    public void onFinishReason(String finishReason, TokenUsage usageSoFar) {
+        this.finishedAwaiting = finishReason;
+        this.usageSoFar = usageSoFar;
+        finishedAwaitingTold.countDown();
+    }
+
     @Override
     public void onFirstByte() {
         firstByte = true;
