@@ -498,21 +498,9 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
     @Test
     void theStopReasonTellsTheAnswerIsWholeBeforeMessageStop() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        handler.set(exchange -> {
-            java.io.OutputStream out = openStream(exchange);
-            List<String> events = new ArrayList<>(textStream(List.of("Hi")));
-            events.remove(events.size() - 1); // no message_stop
-            for (String event : events) {
-                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                out.flush();
-            }
-            try {
-                release.await(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            out.close();
-        });
+        List<String> events = new ArrayList<>(textStream(List.of("Hi")));
+        events.remove(events.size() - 1); // no message_stop
+        holdOpenAfter(events, release);
         RecordingListener recorder = new RecordingListener();
         try {
             provider.call(ROUTE, REQUEST, 16, recorder);

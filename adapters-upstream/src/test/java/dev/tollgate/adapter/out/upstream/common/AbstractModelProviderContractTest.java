@@ -139,6 +139,22 @@ public abstract class AbstractModelProviderContractTest {
         return exchange.getResponseBody();
     }
 
+    /**
+     * Answers with {@code events} and then holds the stream open, without its end, until {@code release} (at most
+     * 10 s): a server that sent its whole answer and does not close.
+     */
+    protected void holdOpenAfter(List<String> events, java.util.concurrent.CountDownLatch release) {
+        handler.set(exchange -> {
+            OutputStream out = openStream(exchange);
+            for (String event : events) {
+                out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+            release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            out.close();
+        });
+    }
+
     protected static void sse(HttpExchange exchange, List<String> events) throws IOException {
         OutputStream out = openStream(exchange);
         for (String event : events) {

@@ -237,21 +237,9 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
         assertEquals("content_filter", OpenAiCompatibleModelProvider.finishReason("content_filter"));
 
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        handler.set(exchange -> {
-            java.io.OutputStream out = openStream(exchange);
-            for (String event : List.of(textPiece("Hi"),
-                    "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"eos_token\"}]}",
-                    "{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,\"total_tokens\":6}}")) {
-                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                out.flush();
-            }
-            try {
-                release.await(10, java.util.concurrent.TimeUnit.SECONDS); // held open, no [DONE]
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            out.close();
-        });
+        holdOpenAfter(List.of(textPiece("Hi"),
+                "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"eos_token\"}]}",
+                "{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1,\"total_tokens\":6}}"), release);
         try {
             RecordingListener recorder = callAndWait();
             assertEquals("stop", recorder.finishReason);
@@ -327,20 +315,8 @@ class OpenAiCompatibleModelProviderTest extends AbstractModelProviderContractTes
     @Test
     void aFinishingChunkWithTheUsageEndsTheAnswerAtOnce() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        handler.set(exchange -> {
-            java.io.OutputStream out = openStream(exchange);
-            for (String event : List.of(textPiece("Hi"), "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
-                    + "\"stop\"}],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":5,\"total_tokens\":16}}")) {
-                out.write(("data: " + event + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                out.flush();
-            }
-            try {
-                release.await(10, java.util.concurrent.TimeUnit.SECONDS); // held open, no [DONE]
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            out.close();
-        });
+        holdOpenAfter(List.of(textPiece("Hi"), "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":"
+                + "\"stop\"}],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":5,\"total_tokens\":16}}"), release);
         try {
             long start = System.nanoTime();
             RecordingListener recorder = callAndWait();
