@@ -101,4 +101,18 @@ class ChunkWriterTest {
         Map<String, Object> reasoning = choice(parse(chunks.textChunk(AnswerChannel.REASONING, "Hmm")));
         assertEquals(Map.of("reasoning", "Hmm"), reasoning.get("delta"));
     }
+
+    /** §6.7's error object, in a chunk of the stream whose choice ends coded (G14); nothing else of an answer. */
+    @Test
+    void theTerminalErrorEventIsTheErrorInAChunkThatEndsWithFinishReasonError() throws IOException {
+        Map<String, Object> event = parse(chunks.errorEvent(new dev.tollgate.application.port.in.completions
+                .CompletionFailure(502, "api_error", "upstream_error", "The model provider failed", 0, true)));
+        assertEquals(Map.of("message", "The model provider failed", "type", "api_error", "code", "upstream_error"),
+                event.get("error"));
+        assertEquals("chatcmpl-1", event.get("id"));
+        assertEquals("chat.completion.chunk", event.get("object"));
+        assertEquals("m/one", event.get("model"));
+        assertEquals(Map.of("index", 0, "delta", Map.of(), "finish_reason", "error"), choice(event));
+        assertFalse(event.containsKey("usage"), "usage only on the final usage chunk");
+    }
 }
