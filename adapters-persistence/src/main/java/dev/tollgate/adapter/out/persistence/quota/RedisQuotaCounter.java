@@ -322,11 +322,50 @@ public final class RedisQuotaCounter implements SharedQuotaStore, AutoCloseable 
                 keys[fixedKeys + i] = extraKeys.get(i);
             }
         }
+        QuotaDecision decision = decideOnce(demand, keys, args, id, slot > 0);
+        if (!decision.admitted() && refusedForSlotsAlone(decision)) {
+            // A slot a finished request gave back on another instance may still be on its way over that instance's
+            // own connection: a client at exactly its cap sends its next request the moment it has its answer, and
+            // one in a thousand came in first (an audit; measured with two instances). Slots are all that can change
+            // in a moment, and a refusal for them alone counted nowhere, so the same demand is decided once more.
+            try {
+                Thread.sleep(SLOT_RECHECK_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return decision;
+            }
+            decision = decideOnce(demand, keys, args, id, true);
+        }
+        return decision;
+    }
+
+    /** How long a refusal for slots alone waits before its demand is decided once more. */
+    static final long SLOT_RECHECK_MILLIS = 5;
+
+    /** Refused only because slots were taken: no window, set, token budget or cooldown refused it. */
+    private static boolean refusedForSlotsAlone(QuotaDecision decision) {
+        if (decision.cooldown() != null) {
+            return false;
+        }
+        boolean slotsFull = false;
+        for (CheckState state : decision.states()) {
+            if (!state.passed()) {
+                if (!(state.check() instanceof QuotaCheck.Concurrency)) {
+                    return false;
+                }
+                slotsFull = true;
+            }
+        }
+        return slotsFull;
+    }
+
+    private QuotaDecision decideOnce(TrafficDemand demand, String[] keys, String[] args, String id,
+            boolean takesSlots) {
         List<Object> reply;
         try {
             reply = run(decide, ScriptOutputType.MULTI, keys, args);
         } catch (Unavailable e) {
-            if (slot > 0) {
+            if (takesSlots) {
                 // The script may have run after all (a timeout says nothing about that) and taken slots its caller
                 // will never use: take them back as soon as Redis answers, not when their lease runs out.
                 releaseLater(new SlotLease(id, demand.slots()), 0);

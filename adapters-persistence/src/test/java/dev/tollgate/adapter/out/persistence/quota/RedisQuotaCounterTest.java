@@ -462,9 +462,10 @@ class RedisQuotaCounterTest {
 
     /**
      * A client at exactly its cap sends its next request once it has its answer, perhaps to the other instance. The
-     * release is on its way to Redis when releaseSoon returns — no thread hand-off, no wait for the answer — so that
-     * request finds the slot free: an audit saw 1.2–3 % of such requests refused while the release waited for a
-     * blocking thread on a busy host. Here the client's round trip between the two is a millisecond.
+     * release is on its way to Redis when releaseSoon returns — no thread hand-off, no wait for the answer — and a
+     * refusal for slots alone is decided once more a moment later, so that request finds the slot free: an audit
+     * saw 1.2–3 % of such requests refused while the release waited for a blocking thread on a busy host, and
+     * 0.12 % after the first change (the two instances' connections racing). Here the next decision follows at once.
      */
     @Test
     void aSlotReleasedSoonIsFreeForTheNextDecisionOnAnotherInstance() throws Exception {
@@ -479,10 +480,24 @@ class RedisQuotaCounterTest {
                 continue;
             }
             instances[i % 2].releaseSoon(decision.lease(), T0.plusMillis(i));
-            Thread.sleep(1);
         }
-        assertTrue(refused <= 3, refused + " of 300 requests found the slot of a finished one taken");
+        assertTrue(refused <= 1, refused + " of 300 requests found the slot of a finished one taken");
         assertEquals(0, instances[0].heldLeases() + instances[1].heldLeases(), "no lease is renewed any more");
+    }
+
+    /** A slot really taken is still refused after the second look, which costs only a moment. */
+    @Test
+    void aRefusalForATakenSlotStandsAfterTheSecondLook() {
+        RedisQuotaCounter counter = open(PREFIX, Duration.ofSeconds(30));
+        TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight-taken"), 1));
+        QuotaDecision held = counter.decide(demand, T0);
+        assertTrue(held.admitted());
+        long start = System.nanoTime();
+        assertFalse(counter.decide(demand, T0).admitted(), "the cap is 1 and its slot is held");
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMillis >= RedisQuotaCounter.SLOT_RECHECK_MILLIS && tookMillis < 500, tookMillis + " ms");
+        counter.release(held.lease(), T0);
+        assertTrue(counter.decide(demand, T0).admitted());
     }
 
     /** releaseSoon waits on no I/O, so an event loop may call it: a stalled Redis does not hold the caller. */
