@@ -59,14 +59,15 @@ public final class RawKey {
         return text != null && KEY_START.matcher(text).find();
     }
 
-    /** Whether {@code text} holds a key, or a piece of one of {@value #PIECE_LENGTH} or more characters after its prefix. */
+    /** Whether {@code text} holds a key or a piece of one ({@value #PIECE_LENGTH}+ characters after a prefix). */
     public static boolean pieceIn(String text) {
         return text != null && text.contains("gp") && KEY_PIECE.matcher(text).find();
     }
 
     /**
-     * {@code text} with every key, and every piece of one of {@value #PIECE_LENGTH} or more characters after its prefix,
-     * replaced by its prefix and {@code [masked]} (a shorter run, such as a model id {@code acme/gp-turbo}, stays).
+     * {@code text} with every key, and every piece of one of {@value #PIECE_LENGTH} or more characters after its
+     * prefix, replaced by its prefix and {@code [masked]} (a shorter run, such as a model id {@code acme/gp-turbo},
+     * stays).
      */
     public static String maskedIn(String text) {
         if (text == null || !text.contains("gp")) {

@@ -80,6 +80,11 @@ final class BalanceSlices {
      * {@code waitUntil}.
      */
     private static final long[] SHORTFALL_WAITS_MILLIS = {5, 10, 20, 50, 100, 150, 200, 250, 250};
+    /** Whether waiting {@code millis} more would end past {@code until} ({@link System#nanoTime()}). */
+    private static boolean pastAfter(long millis, long until) {
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis) - until > 0;
+    }
+
     /** How often a hold tries the top-up again because a refund came back into the slice during the last one. */
     private static final int MAX_REFUND_TRIES = 2;
 
@@ -88,8 +93,9 @@ final class BalanceSlices {
      * When the balance cannot cover it either but other instances' slices hold enough (unused, or held by requests
      * that may be about to settle), asks them for it back and tries again for about a second — as it does while a
      * settlement of the account (a request that just ended) is on its way here, or its refund came back during the
-     * top-up — but not past {@code waitUntil} ({@link System#nanoTime()}). False when the account's money cannot cover it; nothing is taken then, and this instance's own unused
-     * remainder has gone back to the balance (for the other instances).
+     * top-up — but not past {@code waitUntil} ({@link System#nanoTime()}). False when the account's money cannot
+     * cover it; nothing is taken then, and this instance's own unused remainder has gone back to the balance (for
+     * the other instances).
      * Taking does not count as use of the slice: {@link #used} does, once the hold is placed.
      */
     boolean take(AccountId account, long amount, long waitUntil) {
@@ -125,7 +131,7 @@ final class BalanceSlices {
                 recalled = topUp.recalled();
             }
             if (!(recalled || settlementComing.test(account.value())) || waits == SHORTFALL_WAITS_MILLIS.length
-                    || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SHORTFALL_WAITS_MILLIS[waits]) - waitUntil > 0) {
+                    || pastAfter(SHORTFALL_WAITS_MILLIS[waits], waitUntil)) {
                 // A refund may have come back into the slice while the top-up waited for the account's lock (its
                 // settlement then no longer counts as coming): with it, the balance may cover the hold now.
                 synchronized (slice) {

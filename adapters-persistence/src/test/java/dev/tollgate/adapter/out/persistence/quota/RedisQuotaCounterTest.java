@@ -450,14 +450,23 @@ class RedisQuotaCounterTest {
     }
 
     /** A counter through {@code proxy} whose one admitted request ended while the proxy was cut (left cut). */
-    private RedisQuotaCounter releaseMissed(Proxy proxy, String prefix, TrafficDemand demand) throws IOException {
+    /** A counter reaching Redis through {@code proxy}, and the slot of {@code demand} it holds. */
+    private record Held(RedisQuotaCounter counter, QuotaDecision decision) {
+    }
+
+    private Held heldThrough(Proxy proxy, String prefix, TrafficDemand demand) {
         RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
                 RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
         QuotaDecision held = counter.decide(demand, T0);
         assertTrue(held.admitted());
+        return new Held(counter, held);
+    }
+
+    private RedisQuotaCounter releaseMissed(Proxy proxy, String prefix, TrafficDemand demand) throws IOException {
+        Held held = heldThrough(proxy, prefix, demand);
         proxy.cut();
-        assertThrows(QuotaCounter.Unavailable.class, () -> counter.release(held.lease(), T0));
-        return counter;
+        assertThrows(QuotaCounter.Unavailable.class, () -> held.counter().release(held.decision().lease(), T0));
+        return held.counter();
     }
 
     /**
@@ -506,14 +515,11 @@ class RedisQuotaCounterTest {
         String prefix = PREFIX + "release-soon-stalled:";
         TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
         try (Proxy proxy = new Proxy()) {
-            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
-                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
-            assertTrue(counter.releasesInPlace());
-            QuotaDecision held = counter.decide(demand, T0);
-            assertTrue(held.admitted());
+            Held held = heldThrough(proxy, prefix, demand);
+            assertTrue(held.counter().releasesInPlace());
             proxy.stall(Duration.ofMillis(800));
             long start = System.nanoTime();
-            counter.releaseSoon(held.lease(), T0);
+            held.counter().releaseSoon(held.decision().lease(), T0);
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(tookMillis < 200, "returned after " + tookMillis + " ms");
 
@@ -526,12 +532,9 @@ class RedisQuotaCounterTest {
         String prefix = PREFIX + "late-release-soon:";
         TrafficDemand demand = demand(new QuotaCheck.Concurrency(bucket(LimitScope.KEY, "inflight"), 1));
         try (Proxy proxy = new Proxy()) {
-            RedisQuotaCounter counter = open("redis://127.0.0.1:" + proxy.port(), prefix, Duration.ofSeconds(30),
-                    RedisQuotaCounter.DEFAULT_COMMAND_TIMEOUT);
-            QuotaDecision held = counter.decide(demand, T0);
-            assertTrue(held.admitted());
+            Held held = heldThrough(proxy, prefix, demand);
             proxy.cut();
-            counter.releaseSoon(held.lease(), T0); // returns at once; the release fails on its way
+            held.counter().releaseSoon(held.decision().lease(), T0); // returns at once; the release fails on its way
             proxy.restore();
 
             assertSlotComesBack(prefix, demand, "the slot came back well before its 30 s lease ran out");

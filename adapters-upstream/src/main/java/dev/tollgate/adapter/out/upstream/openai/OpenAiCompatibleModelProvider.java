@@ -211,7 +211,7 @@ public final class OpenAiCompatibleModelProvider implements ModelProvider {
         private final OpenAiChunk.ToolCallIndexes toolIndexes = new OpenAiChunk.ToolCallIndexes();
         private String finishReason;
         private TokenUsage usage;
-        /** The current event was named {@code error} ({@code event: error}): its data is an error, whatever its shape. */
+        /** The current event is named {@code error} ({@code event: error}): its data is an error, in any shape. */
         private boolean errorEvent;
 
         StreamDecoder(UpstreamListener listener) {

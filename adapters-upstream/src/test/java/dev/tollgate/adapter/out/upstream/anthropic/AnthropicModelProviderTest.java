@@ -494,7 +494,7 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
         assertFalse(recorder.failure.message().contains("Plans & Billing"), "not the client's business");
     }
 
-    /** A server that sends message_delta with its stop reason and then holds the connection open: the answer is whole. */
+    /** A server that sends message_delta with its stop reason, then holds the connection open: the answer is whole. */
     @Test
     void theStopReasonTellsTheAnswerIsWholeBeforeMessageStop() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
