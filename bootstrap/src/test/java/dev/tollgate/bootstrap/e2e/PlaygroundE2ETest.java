@@ -349,6 +349,24 @@ class PlaygroundE2ETest extends GatewayE2ETest {
     }
 
     @Test
+    void aKeyInTheUrlIsRefusedEvenWhileUserBilledModeIsOff() {
+        String key = "gp-" + "k".repeat(32) + "abcdef";
+        for (String query : List.of("?key=" + key, "?auth=Bearer%2520" + key, "?" + key)) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/public/chat/completions"
+                            + query))
+                    .header("Content-Type", "application/json")
+                    .header("X-Forwarded-For", freshIp())
+                    .POST(HttpRequest.BodyPublishers.ofString(ask("pg/free", "hello url"))).build();
+            Reply reply = exchange(request);
+            assertEquals(401, reply.status(), query);
+            assertEquals("invalid_api_key", reply.error().get("code"), query);
+            assertFalse(reply.raw().body().contains(key), "the key is not quoted back");
+        }
+        Reply plain = playground(freshIp(), null, ask("pg/free", "hello"));
+        assertEquals(200, plain.status(), "the same request without the key is served");
+    }
+
+    @Test
     void aDashboardSessionIsIgnoredWhileUserBilledModeIsOff() throws InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(server.getURL() + "/v1/public/chat/completions"))
                 .header("Content-Type", "application/json")

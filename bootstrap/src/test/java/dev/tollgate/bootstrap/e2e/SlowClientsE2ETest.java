@@ -84,6 +84,23 @@ class SlowClientsE2ETest extends GatewayE2ETest {
         assertTrue(answer.matches("(?s).*\"requestId\":\"req_[0-9a-f]{24}\".*"), answer);
     }
 
+    /** A head cut short after its request line: the line says which surface's envelope the 408 is in. */
+    @Test
+    void aHeadOfTheControlPlaneThatDoesNotArriveInTimeGetsItsEnvelope() throws Exception {
+        for (String line : java.util.List.of("GET /api/v1/keys?offset=0 HTTP/1.1", "\r\nGET //api/v1/keys HTTP/1.1",
+                "GET http://x/api/v1/keys HTTP/1.1")) {
+            try (Socket socket = connect()) {
+                OutputStream out = socket.getOutputStream();
+                out.write((line + "\r\nHost: x\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                String answer = readAll(socket.getInputStream());
+                assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+                assertTrue(answer.contains("\"success\":false"), line + ": " + answer);
+                assertTrue(answer.contains("\"statusCode\":408"), answer);
+            }
+        }
+    }
+
     /**
      * A body over the size limit is answered 413 at once, and the connection closes: it used to stay open, reading
      * and discarding whatever the client sent, and the body's deadline then answered the same request with a 408.

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,8 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
     private static final String TIMEOUT_MESSAGE = "The request was not received in time; send it faster";
     /** How long a connection answered before its body arrived goes on reading (and dropping) before it closes. */
     private static final long LINGER_MILLIS = 2_000;
+    /** How much of a request's start is kept to find its target if its head never ends (enough for the surface). */
+    private static final int REQUEST_START = 128;
 
     private final long headNanos;
     private final long bodyNanos;
@@ -74,6 +77,37 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
         return event.getBean();
     }
 
+    /**
+     * The request target of a request line that began with these bytes ({@code GET /api/v1/keys HTTP/1.1}, empty
+     * lines before it skipped, an absolute form's scheme and authority dropped), as far as they go; {@code null}
+     * when they hold no target yet. A head that never ended was not decoded, and its first bytes are all there is
+     * to tell which surface's envelope its 408 belongs in.
+     */
+    static String requestTarget(byte[] bytes, int length) {
+        int at = 0;
+        while (at < length && (bytes[at] == '\r' || bytes[at] == '\n')) {
+            at++;
+        }
+        while (at < length && bytes[at] != ' ') {
+            at++;
+        }
+        int from = at + 1;
+        int to = from;
+        while (to < length && bytes[to] > ' ') {
+            to++;
+        }
+        if (from >= to) {
+            return null;
+        }
+        String target = new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
+        int scheme = target.indexOf("://");
+        if (scheme > 0 && !target.startsWith("/")) {
+            int path = target.indexOf('/', scheme + 3);
+            return path < 0 ? "/" : target.substring(path);
+        }
+        return target;
+    }
+
     /** The deadlines of one connection: bytes seen before the codec, requests decoded after it. */
     private final class Watch {
         static final String BYTES = "tollgate-request-deadline-bytes";
@@ -82,6 +116,8 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
         private boolean receiving; // between the first byte of a request and its end
         private boolean headDone;
         private String path; // of the request being received, once its head is decoded
+        private final byte[] start = new byte[REQUEST_START]; // the first bytes of the request being received
+        private int startLength;
         private boolean answeredEarly; // answered before its body was all received: closed after the answer
         private long requests; // heads decoded on this connection
         private long answers; // final answers begun on it (a pipelining client's next request may be arriving)
@@ -99,11 +135,19 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                if (!receiving && msg instanceof ByteBuf buf && buf.isReadable()) {
-                    receiving = true;
-                    headDone = false;
-                    connections.receivingHead(ctx.channel());
-                    arm(headNanos);
+                if (msg instanceof ByteBuf buf && buf.isReadable()) {
+                    if (!receiving) {
+                        receiving = true;
+                        headDone = false;
+                        startLength = 0;
+                        connections.receivingHead(ctx.channel());
+                        arm(headNanos);
+                    }
+                    if (!headDone && startLength < start.length) {
+                        int length = Math.min(buf.readableBytes(), start.length - startLength);
+                        buf.getBytes(buf.readerIndex(), start, startLength, length);
+                        startLength += length;
+                    }
                 }
                 ctx.fireChannelRead(msg);
             }
@@ -191,7 +235,8 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             deadline = null;
             if (receiving && !answeredEarly && raw.channel().isActive()) {
                 // Written below the codec: straight to the socket, whatever state the decoder is in.
-                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout(headDone ? path : null)))
+                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout(headDone ? path
+                                : requestTarget(start, startLength))))
                         .addListener(ChannelFutureListener.CLOSE);
             }
         }

@@ -37,7 +37,7 @@ public final class ManagementAuthentication {
     }
 
     /** Whether the URL's query (decoded, up to three times) holds a {@code gp-} or {@code gpm-} key anywhere. */
-    static boolean keyInUrl(HttpRequest<?> request) {
+    public static boolean keyInUrl(HttpRequest<?> request) {
         String query = request.getUri().getRawQuery();
         if (query == null || query.isEmpty()) {
             return false;

@@ -9,6 +9,7 @@ import dev.tollgate.adapter.in.http.completions.ChatRequests;
 import dev.tollgate.adapter.in.http.completions.CompletionResponses;
 import dev.tollgate.adapter.in.http.completions.ModelApiAuthentication;
 import dev.tollgate.adapter.in.http.dashboard.DashboardSecurity;
+import dev.tollgate.adapter.in.http.keys.ManagementAuthentication;
 import dev.tollgate.application.port.in.completions.AdmitPlainRequestUseCase;
 import dev.tollgate.application.port.in.completions.ApiKeyPrincipal;
 import dev.tollgate.application.port.in.completions.ModelNotFoundException;
@@ -39,7 +40,7 @@ import java.util.stream.Collectors;
  * playground page for a signed-in user, which sends the session cookie and the session's form token in
  * {@code X-Tollgate-Form-Token} (no live session: 401; a wrong token: 403 — never a silent fall back to anonymous)
  * and is billed through the account's "Dashboard playground" key. With the mode off, both headers are ignored and
- * the request is anonymous.
+ * the request is anonymous. A key in the URL's query is a 401 in either mode, as on {@code /v1}.
  */
 @Controller("/v1/public/chat/completions")
 public class PlaygroundController {
@@ -79,7 +80,10 @@ public class PlaygroundController {
             String requestId = RequestIds.of(request);
             String source = sources.sourceOf(request);
             ApiKeyPrincipal principal = null;
-            if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)) {
+            if (playground.userBilledMode() && request.getHeaders().contains(HttpHeaders.AUTHORIZATION)
+                    || ManagementAuthentication.keyInUrl(request)) {
+                // A key in the URL is refused in either mode, as on /v1 (G12): the 401 tells a client that leaks
+                // its key into URLs (and so into logs) at once, even where a key would not be used.
                 principal = authentication.principal(request);
             } else if (playground.userBilledMode()
                     && request.getHeaders().contains(DashboardSecurity.FORM_TOKEN_HEADER)) {
