@@ -107,8 +107,13 @@ final class CompletionRun implements RunningCompletion {
     /** The current attempt's provider count of the prompt, 0 while it told none ({@link #promptTokens()}). */
     private long reportedPromptTokens;
 
-    /** Longest wait for a cancelled upstream call to close before the request is settled without it. */
-    static final long DRAIN_LIMIT_MILLIS = 1000;
+    /**
+     * Longest wait for a cancelled upstream call to close before the request is settled without it: a safety net
+     * for a provider that never reports its close, not the close's pace (the provider's own drain is bounded to
+     * milliseconds). At 1 s, a loaded machine settled aborted streams before their slow close, and the output read
+     * in between was never billed.
+     */
+    static final long DRAIN_LIMIT_MILLIS = 5000;
 
     CompletionRun(Context ctx, CompletionObserver observer) {
         this.ctx = ctx;

@@ -455,6 +455,71 @@ class UpstreamHttpTest {
     }
 
     /** Records what the client reports, as both the listener and the decoder. */
+    /**
+     * A cancelled call reads what is on its way and closes, but on an event loop that runs late (a loaded machine)
+     * it closes within its drain budget, not after twenty late passes that each found the upstream's next tokens.
+     */
+    @Test
+    void aCancelledCallClosesSoonEvenWhenItsEventLoopRunsLate() throws Exception {
+        io.netty.channel.EventLoopGroup group = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        UpstreamHttp late = new UpstreamHttp(group, io.netty.channel.socket.nio.NioSocketChannel.class,
+                Duration.ofSeconds(30), java.time.Clock.systemUTC());
+        CountDownLatch streaming = new CountDownLatch(1);
+        CountDownLatch sawClose = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicLong cancelledAt = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong closedAfterMillis = new java.util.concurrent.atomic.AtomicLong(-1);
+        Thread serving = new Thread(() -> {
+            try (Socket socket = server.accept()) {
+                OutputStream out = streamStarted(socket);
+                byte[] token = "b\r\ndata: tok\n\n\r\n".getBytes(StandardCharsets.US_ASCII);
+                for (int i = 0; i < 2_000; i++) { // a token every 5 ms: never quiet for long
+                    out.write(token);
+                    out.flush();
+                    streaming.countDown();
+                    Thread.sleep(5);
+                }
+            } catch (IOException closed) {
+                closedAfterMillis.set(System.currentTimeMillis() - cancelledAt.get());
+                sawClose.countDown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        serving.start();
+        io.netty.util.concurrent.ScheduledFuture<?> hog = null;
+        try {
+            Lines lines = new Lines();
+            ModelProvider.UpstreamCall call = late.post(URI.create("http://127.0.0.1:" + server.getLocalPort()
+                    + "/v1/chat"), Map.of("Content-Type", "application/json"), "{}".getBytes(StandardCharsets.UTF_8),
+                    Duration.ofSeconds(2), lines, lines);
+            assertTrue(streaming.await(5, TimeUnit.SECONDS));
+            Thread.sleep(50);
+            // The loop busy 40 ms at a time, free 1 ms in between: each 1 ms pass of the drain runs ~40 ms late.
+            hog = group.next().scheduleWithFixedDelay(() -> {
+                try {
+                    Thread.sleep(40);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, 0, 1, TimeUnit.MILLISECONDS);
+            CountDownLatch closed = new CountDownLatch(1);
+            cancelledAt.set(System.currentTimeMillis());
+            call.cancel(closed::countDown);
+            assertTrue(closed.await(5, TimeUnit.SECONDS), "the close was never reported");
+            assertTrue(sawClose.await(5, TimeUnit.SECONDS), "the upstream never saw the connection close");
+            // twenty late passes took 800+ ms; the budget closes at the first pass after 20 ms
+            assertTrue(closedAfterMillis.get() < 500, "closed " + closedAfterMillis.get() + " ms after cancel");
+        } finally {
+            if (hog != null) {
+                hog.cancel(false);
+            }
+            late.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            serving.join(5_000);
+        }
+    }
+
     private static class Lines implements StreamingExchange.Decoder, ModelProvider.UpstreamListener {
         final List<String> lines = new CopyOnWriteArrayList<>();
         final CountDownLatch done = new CountDownLatch(1);
