@@ -28,7 +28,8 @@ import java.util.Set;
  * {@code system}, tool calls become {@code tool_use} blocks, tool messages {@code tool_result} blocks, tools and
  * tool_choice their Anthropic forms ({@link AnthropicRequests}). Streams: {@code text_delta} becomes content
  * deltas, {@code tool_use} blocks and {@code input_json_delta} become {@code delta.tool_calls}, stop reasons map to
- * finish reasons, and usage is taken from {@code message_start} and {@code message_delta}.
+ * finish reasons, and usage is taken from {@code message_start} (the prompt) and {@code message_delta} (the
+ * output).
  *
  * <p>Settings: {@code base-url} (default {@code https://api.anthropic.com}), {@code api-key-env},
  * {@code anthropic-version} (default {@code 2023-06-01}), {@code connect-timeout-ms} (default 5000).
@@ -151,7 +152,7 @@ public final class AnthropicModelProvider implements ModelProvider {
             switch (type) {
                 case "message_start" -> {
                     if (event.get("message") instanceof Map<?, ?> message && message.get("usage") instanceof Map<?, ?> u) {
-                        usage(u);
+                        usage(u, false);
                         if (inputTokens >= 0) {
                             // The prompt as Anthropic bills it, cache included: what a failure or a client's
                             // leaving before message_delta bills as the prompt.
@@ -175,7 +176,7 @@ public final class AnthropicModelProvider implements ModelProvider {
                         stopReason = r;
                     }
                     if (event.get("usage") instanceof Map<?, ?> u) {
-                        usage(u);
+                        usage(u, true);
                     }
                     if (stopReason != null) {
                         // The answer is whole: only message_stop follows. A server that holds the connection open
@@ -219,12 +220,18 @@ public final class AnthropicModelProvider implements ModelProvider {
                     : super.meaning(status, body);
         }
 
-        private void usage(Map<?, ?> usage) {
+        /**
+         * Reads a usage object. {@code message_start}'s {@code output_tokens} is a placeholder (Anthropic sends 1
+         * there): only {@code message_delta}'s ({@code withOutput}) is the answer's count, and without one the
+         * output is counted by the gateway (an audit: a server whose {@code message_delta} had no count was billed
+         * 1 token for 20).
+         */
+        private void usage(Map<?, ?> usage, boolean withOutput) {
             // Counts as written: one too large to be a count is the largest (what is billed is capped by the run).
             if (usage.get("input_tokens") instanceof Number in) {
                 inputTokens = JsonValues.count(in);
             }
-            if (usage.get("output_tokens") instanceof Number out) {
+            if (withOutput && usage.get("output_tokens") instanceof Number out) {
                 outputTokens = JsonValues.count(out);
             }
             if (usage.get("cache_creation_input_tokens") instanceof Number written) {

@@ -12,6 +12,7 @@ import dev.tollgate.adapter.out.upstream.common.AbstractModelProviderContractTes
 import dev.tollgate.adapter.out.upstream.common.RecordingListener;
 import dev.tollgate.adapter.out.upstream.common.UpstreamHttp;
 import dev.tollgate.application.port.out.ModelProvider;
+import dev.tollgate.domain.billing.TokenUsage;
 import dev.tollgate.domain.catalog.ModelCapabilities;
 import dev.tollgate.domain.catalog.ModelId;
 import dev.tollgate.domain.catalog.ProviderId;
@@ -200,6 +201,34 @@ class AnthropicModelProviderTest extends AbstractModelProviderContractTest {
                 + "API.\"}}")));
         RecordingListener credit = callAndWait();
         assertTrue(credit.failure.retryable(), "another route may answer: " + credit.failure);
+    }
+
+    /**
+     * message_start's output_tokens (Anthropic sends 1) is a placeholder: a server whose message_delta carries no
+     * output count reports no usage, so the gateway counts the output (an audit: 20 tokens billed as 1), while the
+     * prompt count from message_start is still told.
+     */
+    @Test
+    void theOutputCountOfMessageStartIsNotTheAnswers() throws Exception {
+        List<String> events = new ArrayList<>();
+        events.add("{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":41,\"output_tokens\":1}}}");
+        for (int i = 0; i < 20; i++) {
+            events.add("{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+                    + "\"text\":\"w" + i + " \"}}");
+        }
+        events.add("{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{}}");
+        events.add("{\"type\":\"message_stop\"}");
+        handler.set(exchange -> sse(exchange, events));
+        RecordingListener recorder = callAndWait();
+        assertNull(recorder.failure);
+        assertEquals(20, recorder.deltas.size());
+        assertEquals(List.of(41L), recorder.promptCounts);
+        assertNull(recorder.usage, "no output count reported: the gateway counts it, never the placeholder 1");
+
+        events.set(events.size() - 2,
+                "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":20}}");
+        RecordingListener reported = callAndWait();
+        assertEquals(new TokenUsage(41, 20), reported.usage, "message_delta's count is the answer's");
     }
 
     @Test
