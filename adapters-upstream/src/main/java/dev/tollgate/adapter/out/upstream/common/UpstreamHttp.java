@@ -269,28 +269,19 @@ public final class UpstreamHttp implements AutoCloseable {
     }
 
     /**
+     * Longest a cancelled call waits, its request side shut, for the provider to close its side before the
+     * connection is closed from here: HTTP servers (Node, Go, uvicorn, nginx) close at once when the client's side
+     * ends, so this bounds only one that ignores it.
+     */
+    static final long CLOSE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    /**
      * One request and its answer; the handler sits in the connection's pipeline while the exchange runs. Sharable
      * only in Netty's sense: a request sent again after a dropped connection moves it to the new connection's
      * pipeline; it is never in two at once.
      */
     @ChannelHandler.Sharable
     private static final class Exchange extends ChannelInboundHandlerAdapter implements ModelProvider.UpstreamCall {
-        /** How long a cancelled call keeps reading before it looks again whether more arrived. */
-        private static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-        /** Most read passes of a cancelled call: an upstream that never pauses is cut after about this many ms. */
-        private static final int MAX_DRAIN_PASSES = 20;
-        /**
-         * Longest a cancelled call reads before its close, however many passes that was: on a loaded machine each
-         * 1 ms pass ran late and found the upstream's next tokens, so the close waited for twenty late passes (an
-         * audit: the upstream of an aborted stream closed up to 4.4 s after the client left, its output meanwhile
-         * past the settlement and never billed).
-         */
-        static final long DRAIN_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-        /**
-         * Passes in a row that must read nothing before the close. With one, an event loop that got the CPU late
-         * (a busy machine) could close right after the upstream sent more, losing those tokens to the bill.
-         */
-        private static final int QUIET_PASSES = 2;
         /** How long a body may stay open once its decoder has the whole answer. */
         static final long LEFT_OPEN_NANOS = TimeUnit.SECONDS.toNanos(1);
         private final ChannelPool pool;
@@ -318,8 +309,8 @@ public final class UpstreamHttp implements AutoCloseable {
         private boolean keepAlive;
         private ByteArrayOutputStream errorBody;
         private Throwable failure;
-        /** Messages read on this connection: a drain pass that saw the number move reads again. */
-        private long reads;
+        /** Cancelled: the request side is shut, and what the provider sends until its side closes is still read. */
+        private boolean closing;
 
         Exchange(ChannelPool pool, URI uri, Map<String, String> headers, byte[] body,
                 ModelProvider.UpstreamListener listener, StreamingExchange.Decoder decoder) {
@@ -414,33 +405,40 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
-         * On the event loop: reads what the socket holds (it reaches the listener, see {@link #channelRead}) and
-         * closes once {@value #QUIET_PASSES} passes in a row read nothing more — or after {@value #MAX_DRAIN_PASSES}
-         * passes, or at the first pass past {@link #DRAIN_BUDGET_NANOS} since {@code started}.
+         * On the event loop: shuts the request side of the connection, so the provider hears at once that the client
+         * left (a TCP FIN), and goes on reading what it sends until it closes its side — at most
+         * {@link #CLOSE_WAIT_NANOS}, then the connection is closed from here. Everything the provider wrote before it
+         * saw the end is read and reaches the listener, so it is billed (G13): a close with the answer still unread
+         * in the socket's buffer discarded it (a reset), and on a loaded machine an aborted stream was billed up to
+         * 46 tokens under what the provider had sent before it saw the close (an audit).
          */
-        private void drainThenClose(Channel ch, Runnable closed, long started, int pass, int quiet) {
-            long before = reads;
-            ch.read();
-            ch.eventLoop().schedule(() -> {
-                int quietNow = reads == before ? quiet + 1 : 0;
-                if (!finished && quietNow < QUIET_PASSES && pass + 1 < MAX_DRAIN_PASSES
-                        && System.nanoTime() - started < DRAIN_BUDGET_NANOS) {
-                    drainThenClose(ch, closed, started, pass + 1, quietNow);
-                    return;
+        private void closeAfterProvider(Channel ch, Runnable closed) {
+            closing = true;
+            io.netty.util.concurrent.ScheduledFuture<?> limit = ch.eventLoop().schedule(() -> {
+                ch.close();
+            }, CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+            ch.closeFuture().addListener(done -> {
+                limit.cancel(false);
+                if (!cancelled) {
+                    cancelled = true;
+                    decoder.cancelled();
                 }
-                cancelled = true;
-                decoder.cancelled();
-                if (finished) {
-                    closed.run();
-                } else {
-                    ch.close().addListener(done -> closed.run());
-                }
-            }, DRAIN_NANOS, TimeUnit.NANOSECONDS);
+                closed.run();
+            });
+            ch.config().setAutoRead(true);
+            if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
+                duplex.shutdownOutput().addListener(shut -> {
+                    if (!shut.isSuccess()) {
+                        ch.close();
+                    }
+                });
+            } else {
+                ch.close();
+            }
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            reads++;
             try {
                 if (finished || cancelled) {
                     return;
@@ -550,7 +548,7 @@ public final class UpstreamHttp implements AutoCloseable {
             Channel ch = ctx.channel();
             ctx.pipeline().remove(this);
             ch.config().setAutoRead(true); // a pooled connection is handed out reading, whatever this call did
-            if (keepAlive && !cancelled) {
+            if (keepAlive && !cancelled && !closing) {
                 pool.release(ch);
             } else {
                 ch.close();
@@ -595,8 +593,8 @@ public final class UpstreamHttp implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            if (finished || cancelled) {
-                return;
+            if (finished || cancelled || closing) {
+                return; // a cancelled call's close is reported by closeAfterProvider
             }
             if (!answered && reused && unsent && staleRetries == 0) {
                 // A kept-alive connection the server had closed while it lay idle, found out by writing to it: the
@@ -645,7 +643,7 @@ public final class UpstreamHttp implements AutoCloseable {
             }
             try {
                 ch.eventLoop().execute(() -> {
-                    if (!finished && !cancelled && channel == ch) {
+                    if (!finished && !cancelled && !closing && channel == ch) {
                         ch.config().setAutoRead(read); // true also asks for the next read
                     }
                 });
@@ -655,10 +653,11 @@ public final class UpstreamHttp implements AutoCloseable {
         }
 
         /**
-         * Closes the connection on its event loop once passes of reading find nothing more ({@link #drainThenClose}),
-         * so that what the upstream sent before the close — read already, or still in the socket's buffer — reaches
-         * the listener and is billed (G13); {@code closed} runs once the connection is closed. A connection whose
-         * answer was complete went back to the pool and is left alone.
+         * Ends the call on its connection's event loop: the request side is shut at once and the connection closes
+         * when the provider closes its side, or after {@link #CLOSE_WAIT_NANOS} ({@link #closeAfterProvider}), so
+         * that what the upstream sent before it saw the end — read already, or still in the socket's buffer —
+         * reaches the listener and is billed (G13); {@code closed} runs once the connection is closed. A connection
+         * whose answer was complete went back to the pool and is left alone.
          */
         @Override
         public void cancel(Runnable closed) {
@@ -677,10 +676,13 @@ public final class UpstreamHttp implements AutoCloseable {
                         closed.run();
                         return;
                     }
-                    // A call held back for a slow client has the provider's output waiting in the socket: read it all
-                    // before the close, so that it is billed (G13) — a read a pass took only part of it.
-                    ch.config().setAutoRead(true);
-                    drainThenClose(ch, closed, System.nanoTime(), 0, 0);
+                    if (closing) { // cancelled before: its close is on its way
+                        ch.closeFuture().addListener(done -> closed.run());
+                        return;
+                    }
+                    // A call held back for a slow client has the provider's output waiting in the socket: it is all
+                    // read before the close, so that it is billed (G13).
+                    closeAfterProvider(ch, closed);
                 });
             } catch (RejectedExecutionException e) { // the event loop is shutting down
                 cancelled = true;
