@@ -146,7 +146,8 @@ final class CompletionLauncher {
                 ending = () -> { };
             }
             if (!observer.onReady()) {
-                abandon(prepared, requestId, payer, keyHash, admittedAt, observer);
+                abandon(prepared, requestId, payer, keyHash, admittedAt, observer,
+                        observer.clientGone() ? "cancelled" : "failed");
             }
             Consumer<BillingLedger.Settlement> write = settle;
             Consumer<BillingLedger.Settlement> settleAndForget = settlement -> {
@@ -198,14 +199,14 @@ final class CompletionLauncher {
      * failed, like one no provider could serve.
      */
     private void abandon(Prepared prepared, String requestId, Payer payer, KeyHash keyHash, Instant admittedAt,
-            CompletionObserver observer) {
+            CompletionObserver observer, String status) {
         if (payer instanceof AccountPays) {
             Instant now = clock.instant();
             try {
-                observer.onSettled(null, "failed", TokenUsage.NONE, Usd.ZERO);
+                observer.onSettled(null, status, TokenUsage.NONE, Usd.ZERO);
             } finally {
                 billing.settle(new BillingLedger.Settlement(requestId, keyHash, prepared.request().model().value(),
-                        null, TokenUsage.NONE, Usd.ZERO, "failed", now, Duration.between(admittedAt, now).toMillis(),
+                        null, TokenUsage.NONE, Usd.ZERO, status, now, Duration.between(admittedAt, now).toMillis(),
                         null, prepared.request().stream(), admittedAt.plus(settings.lease())));
             }
         }

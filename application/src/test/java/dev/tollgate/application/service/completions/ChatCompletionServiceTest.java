@@ -592,6 +592,36 @@ class ChatCompletionServiceTest {
         }
 
         @Test
+        void aClientThatLeftDuringItsAdmissionIsRecordedCancelledAndNothingGoesUpstream() {
+            // The surface saw the client's connection close while the request waited for its admission (a busy or
+            // just-started instance): nothing goes upstream, the hold goes back whole, the ledger says cancelled.
+            RecordingObserver observer = new RecordingObserver() {
+                @Override
+                public boolean onReady() {
+                    return false;
+                }
+
+                @Override
+                public boolean clientGone() {
+                    return true;
+                }
+            };
+            String requestId = newRequestId();
+
+            assertThrows(ClientAnsweredException.class, () -> service().start(principal,
+                    request("test/solo", PROMPT, 100), requestId, ORIGIN, observer));
+
+            InMemoryBillingLedger.LedgerRow row = ledger.ledgerRow(requestId).orElseThrow();
+            assertEquals("cancelled", row.status());
+            assertEquals(Usd.ZERO, row.cost());
+            assertTrue(ledger.openHoldList().isEmpty());
+            assertEquals(OPENING_BALANCE, available());
+            assertTrue(alpha.calls().isEmpty(), "nothing went upstream");
+            assertEquals(List.of("cancelled null 0+0 0"), observer.settlements);
+            assertEquals(0, traffic.inFlight(), "the request's slots went back");
+        }
+
+        @Test
         void aKeyLimitBelowTheHoldIsInsufficientQuotaAndNothingGoesUpstream() {
             ledger.limitKey(principal.apiKeyId(), SpendLimit.lifetime(micros(500)));
             start("test/solo", 100); // holds 303 of 500

@@ -23,6 +23,11 @@ public final class ClientConnection {
         }
     }
 
+    /** Whether the connection of {@code request} is closed (the client left). */
+    public static boolean isClosed(HttpRequest<?> request) {
+        return request instanceof NettyHttpRequest<?> netty && !netty.getChannelHandlerContext().channel().isActive();
+    }
+
     /**
      * Runs {@code action} (on the event loop: it must not block) when the connection of {@code request} closes.
      *

@@ -1,6 +1,7 @@
 package dev.tollgate.adapter.in.http.completions;
 
 import dev.tollgate.adapter.in.http.common.ApiErrors;
+import dev.tollgate.adapter.in.http.common.ClientConnection;
 import dev.tollgate.adapter.in.http.common.RequestIds;
 import dev.tollgate.application.port.in.completions.ClientAnsweredException;
 import io.micrometer.core.instrument.Counter;
@@ -157,15 +158,21 @@ public final class AdmissionDeadline {
 
         /**
          * The admission is over and the request goes upstream: true, unless the client was answered at the deadline
-         * (then nothing may run).
+         * or has left meanwhile (then nothing may run: on a busy or just-started instance, requests whose clients
+         * had given up while they waited for their admission still went upstream, an audit found).
          */
         public synchronized boolean ready() {
-            if (state == TIMED_OUT) {
+            if (state == TIMED_OUT || clientGone()) {
                 return false;
             }
             state = READY;
             disarm();
             return true;
+        }
+
+        /** Whether the client's connection closed. */
+        public boolean clientGone() {
+            return request != null && ClientConnection.isClosed(request);
         }
 
         private synchronized void answered() {

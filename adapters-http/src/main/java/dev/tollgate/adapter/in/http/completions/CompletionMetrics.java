@@ -54,6 +54,11 @@ public final class CompletionMetrics {
             }
 
             @Override
+            public boolean clientGone() {
+                return delegate.clientGone();
+            }
+
+            @Override
             public void onStarted(String provider) {
                 Timer.builder("tollgate.completion.ttft").description("Time to the upstream's first output")
                         .tag("model", model).tag("provider", provider).register(registry)

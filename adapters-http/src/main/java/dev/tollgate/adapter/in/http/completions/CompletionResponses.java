@@ -112,6 +112,11 @@ public final class CompletionResponses {
         }
 
         @Override
+        public boolean clientGone() {
+            return admission.clientGone();
+        }
+
+        @Override
         public void onStarted(String provider) {
             // nothing to send before the whole answer
         }

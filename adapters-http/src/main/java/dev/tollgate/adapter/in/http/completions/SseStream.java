@@ -405,6 +405,11 @@ final class SseStream implements CompletionObserver {
     }
 
     @Override
+    public boolean clientGone() {
+        return admission.clientGone();
+    }
+
+    @Override
     public synchronized void onStarted(String provider) {
         if (ended) {
             return;

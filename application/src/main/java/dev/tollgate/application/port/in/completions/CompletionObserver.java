@@ -19,10 +19,20 @@ public interface CompletionObserver {
     /**
      * The request is admitted and paid for and goes upstream next. False when its client has been answered
      * meanwhile — a surface answers 503 when the admission waits too long for its stores (a slow database under the
-     * hold) — and then nothing runs: what the request took is given back and it is recorded as failed at no charge.
+     * hold) — or has left ({@link #clientGone()}), and then nothing runs: what the request took is given back and it
+     * is recorded at no charge.
      */
     default boolean onReady() {
         return true;
+    }
+
+    /**
+     * Asked when {@link #onReady()} said no: whether that was because the client left (its connection closed while
+     * the request waited for its admission) rather than because it was answered. The request is then recorded as
+     * cancelled rather than failed; either way nothing went upstream and nothing was charged.
+     */
+    default boolean clientGone() {
+        return false;
     }
 
     /**
