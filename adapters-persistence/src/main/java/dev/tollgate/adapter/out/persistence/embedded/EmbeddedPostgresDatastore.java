@@ -104,7 +104,14 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         });
         watchdog.scheduleWithFixedDelay(this::watch, 1, 1, TimeUnit.SECONDS);
         // Ctrl-C reaches PostgreSQL too (same process group): a server stopping with the process is not restarted.
-        Runtime.getRuntime().addShutdownHook(stopping);
+        try {
+            Runtime.getRuntime().addShutdownHook(stopping);
+        } catch (IllegalStateException shuttingDown) {
+            // A stop signal came while the server was starting: the process is stopping already, and whoever
+            // opened this datastore closes it (stopping the server it started), which a failure here prevented —
+            // an audit found the PostgreSQL of a gateway stopped during its start left running, attached to again.
+            closing = true;
+        }
     }
 
     private final Thread stopping = new Thread(() -> closing = true, "embedded-postgres-stopping");
@@ -144,13 +151,18 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
                 LOG.info("Attached to the embedded PostgreSQL already serving {} on port {}", pgData, running.get());
                 return new EmbeddedPostgresDatastore(pgData, password, running.get(), null, durable, restartWait);
             }
+            EmbeddedPostgres postgres = null;
             try {
-                EmbeddedPostgres postgres = startServer(pgData, password, durable, 0, Duration.ofSeconds(60));
+                postgres = startServer(pgData, password, durable, 0, Duration.ofSeconds(60));
                 secure(postgres.getPort(), pgData, password);
                 ensureDatabase(postgres.getPort(), password);
                 return new EmbeddedPostgresDatastore(pgData, password, postgres.getPort(), postgres, durable,
                         restartWait);
             } catch (IOException | IllegalStateException e) {
+                if (postgres != null) {
+                    // Started here and then not usable: stopped, not left behind for the next try to attach to.
+                    stopQuietly(postgres);
+                }
                 // Another process may be starting a server on the same directory at this moment: wait for it.
                 lastFailure = e instanceof IOException io ? io : new IOException(e.getMessage(), e);
                 sleep(Duration.ofMillis(250));
@@ -159,6 +171,14 @@ public final class EmbeddedPostgresDatastore implements AutoCloseable {
         throw new IOException("could not start or attach to an embedded PostgreSQL in " + pgData + " (if no "
                 + "PostgreSQL runs on this directory, a stale lock file " + pgData.resolve("postmaster.pid")
                 + " left by a crash may block it: remove that file)", lastFailure);
+    }
+
+    private static void stopQuietly(EmbeddedPostgres postgres) {
+        try {
+            postgres.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Could not stop the embedded PostgreSQL on port {}: {}", postgres.getPort(), e.toString());
+        }
     }
 
     /** Starts PostgreSQL on {@code pgData}: on {@code port}, or on a free one when it is 0. */
