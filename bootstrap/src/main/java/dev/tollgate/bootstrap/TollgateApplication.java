@@ -36,7 +36,7 @@ public final class TollgateApplication implements Callable<Integer> {
             System.setProperty("tollgate.log.level", "WARN");
         }
         int exit = new CommandLine(new TollgateApplication()).execute(args);
-        if (exit != 0 || !"serve".equals(args[0])) {
+        if (exit != 0 || !"serve".equals(args[0]) || args.length > 1) { // serve --help, --version: printed
             System.exit(exit);
         }
     }
@@ -96,8 +96,12 @@ public final class TollgateApplication implements Callable<Integer> {
         } catch (RuntimeException e) {
             // One line an operator can act on (the innermost cause names the setting at fault); the stack trace
             // only for whoever debugs the gateway itself.
-            log.error("Tollgate failed to start: {}", SettingChecks.firstProblem(datastore.properties())
-                    .orElseGet(() -> FailureLine.of(e)));
+            String problem = SettingChecks.firstProblem(datastore.properties()).orElseGet(() -> FailureLine.of(e));
+            if (problem.contains("Address already in use")) {
+                problem += "; another process listens on that port: stop it, or choose another port with "
+                        + "MICRONAUT_SERVER_PORT";
+            }
+            log.error("Tollgate failed to start: {}", problem);
             log.debug("Start-up failure", e);
             datastore.close();
             return 1;
@@ -123,7 +127,8 @@ public final class TollgateApplication implements Callable<Integer> {
     }
 
     /** {@code tollgate serve}: the same as no arguments. */
-    @Command(name = "serve", description = "Serve the gateway (the default when no command is given).")
+    @Command(name = "serve", mixinStandardHelpOptions = true,
+            description = "Serve the gateway (the default when no command is given).")
     static final class Serve implements Callable<Integer> {
         @Override
         public Integer call() {

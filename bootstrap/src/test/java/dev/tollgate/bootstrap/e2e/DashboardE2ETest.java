@@ -70,7 +70,9 @@ class DashboardE2ETest extends DashboardE2ESupport {
         HttpResponse<String> again = browser.get("/settings/management-keys");
         assertFalse(again.body().contains(gpm), "the secret is never shown again");
         assertTrue(again.body().contains("release bot") && again.body().contains("gpm-..." + gpm.substring(gpm.length() - 4)));
-        assertTrue(again.body().contains(">never<"), "not used yet");
+        assertTrue(again.body().contains("data-label=\"Last used\">never<"), "not used yet");
+        assertTrue(again.body().contains("data-label=\"Access\">read-write<")
+                && again.body().contains("data-label=\"Expires\">never<"), "how the key was made shows");
 
         Reply apiKey = post("/api/v1/keys", gpm, "{\"name\":\"from the dashboard's key\"}");
         assertEquals(201, apiKey.status(), apiKey.raw().body());
@@ -79,7 +81,7 @@ class DashboardE2ETest extends DashboardE2ESupport {
         String lastUsed = null;
         for (int i = 0; i < 50 && lastUsed == null; i++) {
             String page = browser.get("/settings/management-keys").body();
-            if (!page.contains(">never<")) {
+            if (!page.contains("data-label=\"Last used\">never<")) {
                 lastUsed = page;
             } else {
                 Thread.sleep(100);

@@ -154,6 +154,8 @@ public class ManagementKeysController {
             key.put("state", entry.state().name().toLowerCase(Locale.ROOT));
             key.put("createdAt", DashboardPages.time(entry.key().createdAt()));
             key.put("lastUsedAt", entry.key().lastUsedAt().map(DashboardPages::time).orElse("never"));
+            // A key the operator made with the CLI may be read-only or expire (an audit: the page did not say).
+            key.put("expiresAt", entry.key().expiresAt().map(DashboardPages::time).orElse("never"));
             return key;
         }).toList();
         Map<String, Object> model = new HashMap<>(extra);
