@@ -159,6 +159,24 @@ final class SettingChecks {
      * setting may be made before these checks run and fail with a sentence that names no variable, so a failed
      * start-up asks here for the sentence that does.
      */
+    /** The prefixes of the environment variables that configure the gateway (docs/operations.md). */
+    private static final List<String> OWN_VARIABLES = List.of("TOLLGATE_", "MICRONAUT_", "DATASOURCES_",
+            "ENDPOINTS_", "REDIS_");
+
+    /**
+     * A hint for a start-up failure the framework reported without naming a variable: the gateway's variables whose
+     * value has spaces around it ({@code MICRONAUT_SERVER_PORT="8080 "} fails deep inside Micronaut with "Failed to
+     * inject value for parameter [port]"), named without their values (some are secrets); empty when there is none.
+     */
+    static String spacedVariables(Map<String, String> env) {
+        List<String> spaced = env.entrySet().stream()
+                .filter(e -> OWN_VARIABLES.stream().anyMatch(e.getKey()::startsWith))
+                .filter(e -> !e.getValue().equals(e.getValue().strip()))
+                .map(Map.Entry::getKey).sorted().toList();
+        return spaced.isEmpty() ? "" : "; " + String.join(", ", spaced) + (spaced.size() == 1 ? " has" : " have")
+                + " spaces around the value: remove them";
+    }
+
     static Optional<String> firstProblem(Map<String, Object> properties) {
         try (ApplicationContext context = ApplicationContext.builder().properties(properties).build()) {
             Environment environment = context.getEnvironment();

@@ -96,7 +96,8 @@ public final class TollgateApplication implements Callable<Integer> {
         } catch (RuntimeException e) {
             // One line an operator can act on (the innermost cause names the setting at fault); the stack trace
             // only for whoever debugs the gateway itself.
-            String problem = SettingChecks.firstProblem(datastore.properties()).orElseGet(() -> FailureLine.of(e));
+            String problem = SettingChecks.firstProblem(datastore.properties())
+                    .orElseGet(() -> FailureLine.of(e) + SettingChecks.spacedVariables(System.getenv()));
             if (problem.contains("Address already in use")) {
                 problem += "; another process listens on that port: stop it, or choose another port with "
                         + "MICRONAUT_SERVER_PORT";

@@ -160,4 +160,16 @@ class SettingChecksTest {
                 "tollgate.shutdown.settle-wait", "0s", "tollgate.catalog-check-interval", "0s",
                 "tollgate.playground.user-billed", "TRUE", "tollgate.completions.first-byte-timeout", "2h"))));
     }
+
+    @Test
+    void variablesWithSpacesAroundTheirValueAreNamedWithoutTheirValues() {
+        assertEquals("", SettingChecks.spacedVariables(Map.of("MICRONAUT_SERVER_PORT", "8080", "HOME", " /root ")));
+        assertEquals("; MICRONAUT_SERVER_PORT has spaces around the value: remove them",
+                SettingChecks.spacedVariables(Map.of("MICRONAUT_SERVER_PORT", "8080 ", "PATH", "/bin ")));
+        String two = SettingChecks.spacedVariables(Map.of("TOLLGATE_LIMITS_KEY_PER_MINUTE", " 600",
+                "DATASOURCES_DEFAULT_PASSWORD", "secret\t"));
+        assertEquals("; DATASOURCES_DEFAULT_PASSWORD, TOLLGATE_LIMITS_KEY_PER_MINUTE have spaces around the value: "
+                + "remove them", two);
+        assertTrue(!two.contains("secret"), "never a value");
+    }
 }
