@@ -52,6 +52,12 @@ public final class Datastore implements AutoCloseable {
         Path dataDir = Path.of(firstNonBlank(System.getProperty("tollgate.data-dir"), env.get("TOLLGATE_DATA_DIR"),
                 DEFAULT_DATA_DIR));
         if (!setUp && !EmbeddedPostgresDatastore.holdsData(dataDir)) {
+            Path pgData = dataDir.resolve("postgres");
+            if (java.nio.file.Files.isDirectory(pgData)
+                    && !(java.nio.file.Files.isReadable(pgData) && java.nio.file.Files.isExecutable(pgData))) {
+                // The data is there, this user may not read it (a command run as another user than the gateway's).
+                throw new java.nio.file.AccessDeniedException(pgData.toAbsolutePath().normalize().toString());
+            }
             throw new NoDataDirectoryException(dataDir.toAbsolutePath().normalize());
         }
         EmbeddedPostgresDatastore embedded = EmbeddedPostgresDatastore.attachOrStart(dataDir, true);

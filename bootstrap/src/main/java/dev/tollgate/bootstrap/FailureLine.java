@@ -46,6 +46,13 @@ public final class FailureLine {
     private static String firstLine(Throwable t) {
         String message = t.getMessage() == null || t.getMessage().isBlank() ? t.getClass().getSimpleName()
                 : t.getMessage().strip();
+        // The JDK's file errors carry only the path: what happened to it is in the exception's type (an audit:
+        // "Cannot open the datastore: /srv/tollgate/data" for a directory the gateway may not write to).
+        if (t instanceof java.nio.file.AccessDeniedException) {
+            message = "permission denied: " + message + " (the gateway's user must be able to read and write it)";
+        } else if (t instanceof java.nio.file.NoSuchFileException) {
+            message = "no such file or directory: " + message;
+        }
         int line = message.indexOf('\n');
         return line < 0 ? message : message.substring(0, line).strip();
     }

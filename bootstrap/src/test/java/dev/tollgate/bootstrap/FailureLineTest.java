@@ -64,4 +64,13 @@ class FailureLineTest {
         assertTrue(userInfo.getMessage().contains("DATASOURCES_DEFAULT_USERNAME"), userInfo.getMessage());
         assertFalse(userInfo.getMessage().contains("s3cretPW"), userInfo.getMessage());
     }
+
+    @Test
+    void aFileErrorSaysWhatHappenedToThePath() {
+        String denied = FailureLine.of(new java.io.IOException("wrapped",
+                new java.nio.file.AccessDeniedException("/srv/tollgate/data")));
+        assertTrue(denied.startsWith("permission denied: /srv/tollgate/data"), denied);
+        String missing = FailureLine.of(new java.nio.file.NoSuchFileException("/srv/catalog.yml"));
+        assertTrue(missing.startsWith("no such file or directory: /srv/catalog.yml"), missing);
+    }
 }
