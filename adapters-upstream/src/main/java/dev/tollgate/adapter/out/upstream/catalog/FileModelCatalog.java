@@ -111,6 +111,10 @@ public final class FileModelCatalog implements ModelCatalog {
             if (file != null) {
                 try {
                     version = Files.getLastModifiedTime(file);
+                } catch (NoSuchFileException e) { // its message is the path alone (an audit)
+                    throw new CatalogReadException("cannot read the catalog " + file + ": no such file", e);
+                } catch (java.nio.file.AccessDeniedException e) {
+                    throw new CatalogReadException("cannot read the catalog " + file + ": permission denied", e);
                 } catch (IOException e) {
                     throw new CatalogReadException("cannot read the catalog " + file + ": " + e.getMessage(), e);
                 }

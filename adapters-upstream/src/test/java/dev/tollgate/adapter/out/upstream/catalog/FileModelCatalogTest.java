@@ -58,6 +58,18 @@ class FileModelCatalogTest {
     }
 
     @Test
+    void aFileDeletedWhileServingSaysSo() throws Exception {
+        Path file = dir.resolve("deleted.yml");
+        write(file, shipped(), Instant.now().minusSeconds(60));
+        FileModelCatalog catalog = new FileModelCatalog(file, Duration.ZERO);
+        catalog.models();
+        Files.delete(file);
+        ModelCatalog.CatalogReadException gone = assertThrows(ModelCatalog.CatalogReadException.class,
+                catalog::models);
+        assertEquals("cannot read the catalog " + file + ": no such file", gone.getMessage(), "not the path twice");
+    }
+
+    @Test
     void aRouteThatTakesImagesNeedsTheModelsImageTokens() {
         String providers = "providers:\n  sim: {type: simulator}\n  claude: {type: anthropic, base-url: "
                 + "'http://127.0.0.1:1', api-key-env: ANTHROPIC_API_KEY}\n";
