@@ -2,6 +2,8 @@ package dev.tollgate.bootstrap;
 
 import dev.tollgate.adapter.out.persistence.embedded.EmbeddedPostgresDatastore;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -53,10 +55,10 @@ public final class Datastore implements AutoCloseable {
                 DEFAULT_DATA_DIR));
         if (!setUp && !EmbeddedPostgresDatastore.holdsData(dataDir)) {
             Path pgData = dataDir.resolve("postgres");
-            if (java.nio.file.Files.isDirectory(pgData)
-                    && !(java.nio.file.Files.isReadable(pgData) && java.nio.file.Files.isExecutable(pgData))) {
+            if (Files.isDirectory(pgData)
+                    && !(Files.isReadable(pgData) && Files.isExecutable(pgData))) {
                 // The data is there, this user may not read it (a command run as another user than the gateway's).
-                throw new java.nio.file.AccessDeniedException(pgData.toAbsolutePath().normalize().toString());
+                throw new AccessDeniedException(pgData.toAbsolutePath().normalize().toString());
             }
             throw new NoDataDirectoryException(dataDir.toAbsolutePath().normalize());
         }

@@ -1,5 +1,7 @@
 package dev.tollgate.bootstrap;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.sql.SQLException;
 import java.util.regex.Pattern;
 
@@ -48,9 +50,9 @@ public final class FailureLine {
                 : t.getMessage().strip();
         // The JDK's file errors carry only the path: what happened to it is in the exception's type (an audit:
         // "Cannot open the datastore: /srv/tollgate/data" for a directory the gateway may not write to).
-        if (t instanceof java.nio.file.AccessDeniedException) {
+        if (t instanceof AccessDeniedException) {
             message = "permission denied: " + message + " (the gateway's user must be able to read and write it)";
-        } else if (t instanceof java.nio.file.NoSuchFileException) {
+        } else if (t instanceof NoSuchFileException) {
             message = "no such file or directory: " + message;
         }
         int line = message.indexOf('\n');

@@ -189,6 +189,21 @@ class ChatCompletionServiceTest {
     }
 
     /** Records what a client would see. */
+    /** An observer whose client was answered meanwhile ({@code gone}: whose client left) when the run is ready. */
+    private static RecordingObserver notReady(boolean gone) {
+        return new RecordingObserver() {
+            @Override
+            public boolean onReady() {
+                return false;
+            }
+
+            @Override
+            public boolean clientGone() {
+                return gone;
+            }
+        };
+    }
+
     private static class RecordingObserver implements CompletionObserver {
         final List<String> events = Collections.synchronizedList(new ArrayList<>());
         /** What onSettled was told: "status provider prompt+completion charged-micros". */
@@ -566,12 +581,7 @@ class ChatCompletionServiceTest {
         void aRequestWhoseClientWasAnsweredWhileItsHoldWasPlacedRunsNothingAndIsChargedNothing() {
             // The surface answered 503 while the database was slow to place the hold: the hold, placed after all,
             // goes back whole, the request is on the ledger as failed at no charge, and its slots are free.
-            RecordingObserver observer = new RecordingObserver() {
-                @Override
-                public boolean onReady() {
-                    return false;
-                }
-            };
+            RecordingObserver observer = notReady(false);
             String requestId = newRequestId();
 
             assertThrows(ClientAnsweredException.class, () -> service().start(principal,
@@ -595,17 +605,7 @@ class ChatCompletionServiceTest {
         void aClientThatLeftDuringItsAdmissionIsRecordedCancelledAndNothingGoesUpstream() {
             // The surface saw the client's connection close while the request waited for its admission (a busy or
             // just-started instance): nothing goes upstream, the hold goes back whole, the ledger says cancelled.
-            RecordingObserver observer = new RecordingObserver() {
-                @Override
-                public boolean onReady() {
-                    return false;
-                }
-
-                @Override
-                public boolean clientGone() {
-                    return true;
-                }
-            };
+            RecordingObserver observer = notReady(true);
             String requestId = newRequestId();
 
             assertThrows(ClientAnsweredException.class, () -> service().start(principal,

@@ -20,7 +20,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import jakarta.inject.Singleton;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -60,10 +59,10 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
     /**
      * The 408, with a request id of its own like every other answer, in the envelope of the surface the request was
-     * sent to (the model surface's when its head never arrived).
+     * sent to (the model surface's when not even its target arrived).
      */
-    private byte[] requestTimeout(String path) {
-        return RawAnswers.error(json, clock, path != null && ApiErrors.isControlPlane(path), HttpStatus.REQUEST_TIMEOUT,
+    private byte[] requestTimeout(boolean controlPlane) {
+        return RawAnswers.error(json, clock, controlPlane, HttpStatus.REQUEST_TIMEOUT,
                 TIMEOUT_MESSAGE, new ApiErrors.ModelError("invalid_request_error", "request_timeout", null), "");
     }
 
@@ -77,37 +76,6 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
         return event.getBean();
     }
 
-    /**
-     * The request target of a request line that began with these bytes ({@code GET /api/v1/keys HTTP/1.1}, empty
-     * lines before it skipped, an absolute form's scheme and authority dropped), as far as they go; {@code null}
-     * when they hold no target yet. A head that never ended was not decoded, and its first bytes are all there is
-     * to tell which surface's envelope its 408 belongs in.
-     */
-    static String requestTarget(byte[] bytes, int length) {
-        int at = 0;
-        while (at < length && (bytes[at] == '\r' || bytes[at] == '\n')) {
-            at++;
-        }
-        while (at < length && bytes[at] != ' ') {
-            at++;
-        }
-        int from = at + 1;
-        int to = from;
-        while (to < length && bytes[to] > ' ') {
-            to++;
-        }
-        if (from >= to) {
-            return null;
-        }
-        String target = new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
-        int scheme = target.indexOf("://");
-        if (scheme > 0 && !target.startsWith("/")) {
-            int path = target.indexOf('/', scheme + 3);
-            return path < 0 ? "/" : target.substring(path);
-        }
-        return target;
-    }
-
     /** The deadlines of one connection: bytes seen before the codec, requests decoded after it. */
     private final class Watch {
         static final String BYTES = "tollgate-request-deadline-bytes";
@@ -115,7 +83,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
 
         private boolean receiving; // between the first byte of a request and its end
         private boolean headDone;
-        private String path; // of the request being received, once its head is decoded
+        private boolean controlPlane; // the request being received is the control plane's, once its head is decoded
         private final byte[] start = new byte[REQUEST_START]; // the first bytes of the request being received
         private int startLength;
         private boolean answeredEarly; // answered before its body was all received: closed after the answer
@@ -166,7 +134,7 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
                     headDone = true;
                     connections.busy(ctx.channel());
                     requests++;
-                    path = request.uri();
+                    controlPlane = ApiErrors.isControlPlane(request.uri());
                     withBody = hasBody(request);
                     arm(bodyNanos);
                 }
@@ -235,8 +203,10 @@ public final class RequestDeadlines implements BeanCreatedEventListener<NettySer
             deadline = null;
             if (receiving && !answeredEarly && raw.channel().isActive()) {
                 // Written below the codec: straight to the socket, whatever state the decoder is in.
-                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout(headDone ? path
-                                : requestTarget(start, startLength))))
+                // A head that never ended was not decoded: its first bytes say which surface it was sent to.
+                boolean surface = headDone ? controlPlane
+                        : UnreadableRequestHeads.targetIsControlPlane(Unpooled.wrappedBuffer(start, 0, startLength));
+                raw.writeAndFlush(Unpooled.wrappedBuffer(requestTimeout(surface)))
                         .addListener(ChannelFutureListener.CLOSE);
             }
         }

@@ -272,15 +272,32 @@ public final class UnreadableRequestHeads implements BeanCreatedEventListener<Ne
         return false;
     }
 
-    /** Whether the request line in {@code buf} (its start) names a target under {@code /api/}. */
-    private static boolean targetIsControlPlane(ByteBuf buf) {
+    /**
+     * Whether the request line in {@code buf} (its start, as far as it goes) names a target under {@code /api/}:
+     * empty lines before it skipped, an absolute form's scheme and authority ({@code http://host/api/…}) too. Also
+     * what tells {@link RequestDeadlines} the surface of a head that never ended.
+     */
+    static boolean targetIsControlPlane(ByteBuf buf) {
         int start = buf.readerIndex();
         int end = buf.writerIndex();
+        while (start < end && (buf.getByte(start) == '\r' || buf.getByte(start) == '\n')) {
+            start++;
+        }
         int space = buf.indexOf(start, Math.min(end, start + 16), (byte) ' ');
         if (space < 0) {
             return false;
         }
         int target = space + 1;
+        if (target < end && buf.getByte(target) != '/') { // absolute form: scheme://authority/path
+            int colon = buf.indexOf(target, Math.min(end, target + 16), (byte) ':');
+            if (colon < 0 || colon + 2 >= end || buf.getByte(colon + 1) != '/' || buf.getByte(colon + 2) != '/') {
+                return false;
+            }
+            target = colon + 3;
+            while (target < end && buf.getByte(target) != '/' && buf.getByte(target) > ' ') {
+                target++;
+            }
+        }
         while (target + 1 < end && buf.getByte(target) == '/' && buf.getByte(target + 1) == '/') {
             target++; // //api/… is the control plane's too (ApiErrors.isControlPlane)
         }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -113,7 +114,7 @@ public final class FileModelCatalog implements ModelCatalog {
                     version = Files.getLastModifiedTime(file);
                 } catch (NoSuchFileException e) { // its message is the path alone (an audit)
                     throw new CatalogReadException("cannot read the catalog " + file + ": no such file", e);
-                } catch (java.nio.file.AccessDeniedException e) {
+                } catch (AccessDeniedException e) {
                     throw new CatalogReadException("cannot read the catalog " + file + ": permission denied", e);
                 } catch (IOException e) {
                     throw new CatalogReadException("cannot read the catalog " + file + ": " + e.getMessage(), e);

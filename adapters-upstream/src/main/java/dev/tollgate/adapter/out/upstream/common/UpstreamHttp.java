@@ -16,6 +16,7 @@ import io.netty.channel.pool.AbstractChannelPoolHandler;
 import io.netty.channel.pool.ChannelHealthChecker;
 import io.netty.channel.pool.ChannelPool;
 import io.netty.channel.pool.SimpleChannelPool;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -42,6 +43,7 @@ import io.netty.util.NetUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.concurrent.Promise;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -302,7 +304,7 @@ public final class UpstreamHttp implements AutoCloseable {
         /** A byte of a 200's body arrived (told to the decoder once). */
         private boolean bodyBegan;
         /** Closes a body the provider holds open after the decoder has its whole answer ({@link #LEFT_OPEN_NANOS}). */
-        private io.netty.util.concurrent.ScheduledFuture<?> leftOpen;
+        private ScheduledFuture<?> leftOpen;
         private boolean finished;
         private int status;
         private String retryAfter;
@@ -414,9 +416,8 @@ public final class UpstreamHttp implements AutoCloseable {
          */
         private void closeAfterProvider(Channel ch, Runnable closed) {
             closing = true;
-            io.netty.util.concurrent.ScheduledFuture<?> limit = ch.eventLoop().schedule(() -> {
-                ch.close();
-            }, CLOSE_WAIT_NANOS, TimeUnit.NANOSECONDS);
+            ScheduledFuture<?> limit = ch.eventLoop().schedule(() -> ch.close(), CLOSE_WAIT_NANOS,
+                    TimeUnit.NANOSECONDS);
             ch.closeFuture().addListener(done -> {
                 limit.cancel(false);
                 if (!cancelled) {
@@ -426,7 +427,7 @@ public final class UpstreamHttp implements AutoCloseable {
                 closed.run();
             });
             ch.config().setAutoRead(true);
-            if (ch instanceof io.netty.channel.socket.DuplexChannel duplex) {
+            if (ch instanceof DuplexChannel duplex) {
                 duplex.shutdownOutput().addListener(shut -> {
                     if (!shut.isSuccess()) {
                         ch.close();
